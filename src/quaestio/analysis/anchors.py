@@ -1,0 +1,27 @@
+"""Anchors: high-signal literal tokens (article numbers, standards, regulations, years, ids)
+found by the `anchors` rows. Where two anchors overlap, the longer wins, then the earlier row."""
+
+from __future__ import annotations
+
+from ..types import Keyword, KeywordSource
+from .draft import Draft
+from .rules import anchor_rules, finditer
+
+
+def anchor_keywords(draft: Draft) -> None:
+    candidates = []
+    for order, rule in enumerate(anchor_rules(draft.sats)):
+        for m in finditer(draft, rule, draft.original):
+            candidates.append((-(m.end() - m.start()), order, m.start(), m.end(), rule))
+    taken: list[tuple[int, int]] = list(draft.protected)
+    chosen = []
+    for _, _, start, end, rule in sorted(candidates):
+        if any(s < end and start < e for s, e in taken):
+            continue
+        taken.append((start, end))
+        chosen.append((start, end, rule))
+    for start, end, rule in sorted(chosen, key=lambda c: c[0]):
+        draft.protected.append((start, end))
+        draft.keywords.append(Keyword(text=draft.original[start:end], weight=rule.weight,
+                                      source=KeywordSource.ANCHOR, span_start=start,
+                                      span_end=end, rule_id=f"anchors:{rule.rule_id}"))

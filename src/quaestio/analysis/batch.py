@@ -1,0 +1,130 @@
+"""`parse_questions`: a batch in, `question_df` out, exactly one row per input, in order."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any, Iterable, Literal, Sequence
+
+from ..errors import QuaestioError, QuestionError, ReasonCode
+from ..satellites import Satellites, bundled_satellites
+from ..schema import ENGINES, rows_to_table, table_to_frame
+from ..types import ParsedQuestion, Provenance
+from .pipeline import DEFAULT_STEPS, Step, parse_question
+
+Errors = Literal["collect", "raise", "warn"]
+
+
+def parse_questions(questions: Any, satellites: Satellites | None = None, *,
+                    question_column: str = "question", id_column: str | None = None,
+                    language: str | None = None, steps: Sequence[Step] = DEFAULT_STEPS,
+                    errors: Errors = "collect", progress: bool | None = None,
+                    as_: str | None = None):
+    """Parse a batch of questions into `question_df`, one row per question, in input order.
+
+    Args:
+        questions: A list of strings, a pandas Series or DataFrame, or a polars DataFrame
+            or Series.
+        satellites: The tables to join against; the bundled defaults when None.
+        question_column: The column that holds the questions, for DataFrames.
+        id_column: A column whose values become `question_id`; else ids are `q0`, `q1`, ...
+        language: Force one language for every question instead of detecting it.
+        steps: The parse steps (see `parse_question`).
+        errors: "collect" (default) turns a failing question into a row with `error_code`
+            and `error_message`; "warn" does the same and also warns; "raise" raises.
+        progress: Show a progress bar on stderr; by default only for long batches on a
+            terminal.
+        as_: "pandas", "polars" or "arrow"; by default the caller's engine (pandas for lists).
+
+    Returns:
+        `question_df` in the requested engine, with the columns of `quaestio.schema.COLUMNS`.
+
+    Raises:
+        QuestionError: with errors="raise", for the first bad question (row, column, value).
+        ValueError: if `question_column` or `id_column` is not in the DataFrame.
+
+    Examples:
+        >>> qdf = parse_questions(["What is the annual premium?", None])
+        >>> qdf["error_code"].tolist()
+        [None, 'missing_question']
+    """
+    if errors not in ("collect", "raise", "warn"):
+        raise ValueError(f"errors must be 'collect', 'raise' or 'warn', not {errors!r}")
+    texts, ids, engine = _unpack(questions, question_column, id_column)
+    engine = as_ or engine
+    if engine not in ENGINES:
+        from ..errors import UnknownNameError
+
+        raise UnknownNameError("engine", engine, ENGINES)
+    sats = satellites if satellites is not None else bundled_satellites()
+    rows = []
+    for n, (qid, text) in enumerate(_progress(zip(ids, texts), len(texts), progress)):
+        try:
+            rows.append(parse_question(_checked(text, n, question_column), sats,
+                                       question_id=qid, language=language, steps=steps))
+        except Exception as exc:
+            if errors == "raise":
+                raise
+            rows.append(_error_row(qid, text, exc, sats))
+            if errors == "warn":
+                warnings.warn(f"question {qid!r}: {exc}", stacklevel=2)
+    return table_to_frame(rows_to_table(rows), engine)
+
+
+def _checked(text: Any, n: int, column: str) -> Any:
+    from .pipeline import check_question
+
+    return check_question(text, row=n, column=column)
+
+
+def _unpack(questions: Any, column: str, id_column: str | None
+            ) -> tuple[list[Any], list[str], str]:
+    pl = sys.modules.get("polars")
+    pd = sys.modules.get("pandas")
+    if pl is not None and isinstance(questions, (pl.DataFrame, pl.Series)):
+        frame = questions.to_frame(column) if isinstance(questions, pl.Series) else questions
+        texts = _column(frame.columns, frame, column).to_list()
+        ids = _ids(frame, frame.columns, id_column, len(texts), lambda c: c.to_list())
+        return texts, ids, "polars"
+    if pd is not None and isinstance(questions, (pd.DataFrame, pd.Series)):
+        frame = questions.to_frame(column) if isinstance(questions, pd.Series) else questions
+        texts = _column(list(frame.columns), frame, column).tolist()
+        ids = _ids(frame, list(frame.columns), id_column, len(texts), lambda c: c.tolist())
+        return texts, ids, "pandas"
+    if isinstance(questions, str) or not isinstance(questions, Iterable):
+        raise TypeError("questions must be a list of strings or a DataFrame/Series; "
+                        "for one question use parse_question()")
+    texts = list(questions)
+    return texts, [f"q{i}" for i in range(len(texts))], "pandas"
+
+
+def _column(columns: list[str], frame: Any, name: str):
+    if name not in columns:
+        raise ValueError(f"column {name!r} not found; columns are {list(columns)}. "
+                         f"Pass question_column=...")
+    return frame[name]
+
+
+def _ids(frame, columns, id_column, n, to_list) -> list[str]:
+    if id_column is None:
+        return [f"q{i}" for i in range(n)]
+    return [str(v) for v in to_list(_column(columns, frame, id_column))]
+
+
+def _error_row(qid: str, text: Any, exc: Exception, sats: Satellites) -> ParsedQuestion:
+    code = exc.code if isinstance(exc, QuestionError) else ReasonCode.INTERNAL_ERROR
+    message = str(exc) if isinstance(exc, QuaestioError) else f"{type(exc).__name__}: {exc}"
+    return ParsedQuestion(
+        question_id=qid, original_question=text if isinstance(text, str) else None,
+        provenance=Provenance(satellites_version=sats.version, error_code=code,
+                              error_message=message))
+
+
+def _progress(items, total: int, progress: bool | None):
+    if progress is None:
+        progress = total >= 2000 and sys.stderr.isatty()
+    if not progress:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, total=total, unit="q", file=sys.stderr)

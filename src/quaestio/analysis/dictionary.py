@@ -1,0 +1,192 @@
+"""The expert-dictionary join: find concept keywords in the question, expand each matched
+concept to every variant in every language, and resolve keywords that fit several concepts.
+
+Matching runs an Aho-Corasick automaton over the folded tokens padded with spaces, so word
+boundaries and overlapping multi-word keywords come for free and the cost does not grow with
+the dictionary. Only `validated` rows take part.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import ahocorasick
+
+from ..satellites import Satellites
+from ..types import AmbiguousKeyword, Keyword, KeywordSource
+from .draft import Draft
+from .language import stopwords_for
+from .text import fold, strip_accents, tokenize
+
+_BLOCKED = "\x00"  # stands in for protected tokens so no keyword can match across them
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    concept: str
+    language: str
+    keyword: str
+    priority: str
+    weight: float
+    match: str
+    cased: tuple[str, ...] | None  # accent-stripped tokens a `cased` row must equal exactly
+
+
+@dataclass
+class DictionaryIndex:
+    entries: list[Entry]
+    automaton: ahocorasick.Automaton
+    by_concept: dict[str, list[int]]
+    token_counts: Counter  # folded token → rows using it (all match kinds): known vocabulary
+    fuzzy_tokens: dict[str, str]  # folded token of `fuzzy` rows → a surface form
+
+
+def build_index(sats: Satellites) -> DictionaryIndex:
+    rows = (sats.concept_keywords.filter(status="validated")
+            .select("concept", "language", "keyword", "keyword_priority", "weight", "match"))
+    entries: list[Entry] = []
+    keys: dict[str, list[int]] = defaultdict(list)
+    by_concept: dict[str, list[int]] = defaultdict(list)
+    token_counts: Counter = Counter()
+    fuzzy_tokens: dict[str, str] = {}
+    for concept, language, keyword, priority, weight, match in rows.iter_rows():
+        toks = tokenize(keyword)
+        if not toks:
+            continue
+        folded = [t.folded for t in toks]
+        cased = tuple(strip_accents(t.text) for t in toks) if match == "cased" else None
+        idx = len(entries)
+        entries.append(Entry(concept, language, keyword, priority, weight, match, cased))
+        keys[" " + " ".join(folded) + " "].append(idx)
+        by_concept[concept].append(idx)
+        token_counts.update(folded)
+        if match == "fuzzy":
+            for t in toks:
+                if t.is_word:
+                    fuzzy_tokens.setdefault(t.folded, t.text.lower())
+    automaton = ahocorasick.Automaton()
+    for key, ids in keys.items():
+        automaton.add_word(key, (len(key), key.count(" ") - 1, tuple(ids)))
+    if keys:
+        automaton.make_automaton()
+    return DictionaryIndex(entries, automaton, dict(by_concept), token_counts, fuzzy_tokens)
+
+
+def dictionary_index(sats: Satellites) -> DictionaryIndex:
+    return sats.cached("dictionary_index", build_index)
+
+
+def dictionary_keywords(draft: Draft) -> None:
+    index = dictionary_index(draft.sats)
+    if not index.entries:
+        return
+    spans = _find(draft, index)
+    for (first, last), ids in sorted(spans.items()):
+        concepts = sorted({index.entries[i].concept for i in ids})
+        if len(concepts) == 1:
+            chosen = concepts[0]
+        else:
+            chosen = _disambiguate(draft, index, (first, last), ids, concepts)
+        _expand(draft, index, chosen, [i for i in ids if index.entries[i].concept == chosen],
+                first, last)
+
+
+def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[int]]:
+    folded = [_BLOCKED if draft.is_protected(t) else draft.folded(i)
+              for i, t in enumerate(draft.tokens)]
+    text = " " + " ".join(folded) + " "
+    start_of, pos = {}, 1
+    for i, f in enumerate(folded):
+        start_of[pos] = i
+        pos += len(f) + 1
+    shouting = not any(c.islower() for c in draft.original)
+    spans: dict[tuple[int, int], list[int]] = {}
+    for end, (length, ntok, ids) in index.automaton.iter(text):
+        first = start_of[end - length + 2]
+        last = first + ntok - 1
+        ok = [i for i in ids if _accept(draft, index.entries[i], first, last, shouting)]
+        if ok:
+            spans.setdefault((first, last), []).extend(ok)
+    # A keyword inside a longer matched keyword is less specific: the longer one wins.
+    return {s: ids for s, ids in spans.items()
+            if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)}
+
+
+def _accept(draft: Draft, entry: Entry, first: int, last: int, shouting: bool) -> bool:
+    if entry.cased is None:
+        return True
+    if shouting and len(entry.keyword) <= 3:
+        return False  # in an all-caps question "DE" or "IT" says nothing about a country
+    if any(i in draft.corrections for i in range(first, last + 1)):
+        return False
+    return all(strip_accents(draft.tokens[i].text) == c
+               for i, c in zip(range(first, last + 1), entry.cased))
+
+
+def _expand(draft: Draft, index: DictionaryIndex, concept: str, matched: list[int],
+            first: int, last: int) -> None:
+    lang = draft.language
+    best = min(matched, key=lambda i: _rank(index.entries[i], lang))
+    start, end = draft.tokens[first].start, draft.tokens[last].end
+    known = {(k.concept, k.text) for k in draft.keywords}
+    if concept not in draft.concepts:
+        draft.concepts.append(concept)
+    for i in [best] + sorted(index.by_concept[concept], key=lambda j: _rank(index.entries[j], lang)):
+        e = index.entries[i]
+        if (concept, e.keyword) in known:
+            continue
+        known.add((concept, e.keyword))
+        span = (start, end) if i == best else (None, None)
+        draft.keywords.append(Keyword(
+            text=e.keyword, weight=e.weight, source=KeywordSource.EXPERT_DICTIONARY,
+            concept=concept, language=e.language, keyword_priority=e.priority,
+            semantic_group=concept, span_start=span[0], span_end=span[1],
+            rule_id=f"concept_keywords:{concept}/{e.language}/{e.keyword}"))
+
+
+def _rank(e: Entry, language: str | None) -> tuple:
+    return (e.language not in (language, "*"), e.priority != "primary", -e.weight, e.keyword)
+
+
+def _stem(word: str) -> str:
+    # A crude prefix stem lets "insurer" meet "insurance" without a language-specific stemmer.
+    return word[:5]
+
+
+def _concept_context(sats: Satellites, index: DictionaryIndex, concept: str) -> frozenset[str]:
+    cache = sats.cached("concept_context", lambda s: {})
+    if concept not in cache:
+        definition = sats.concepts.filter(concept=concept)["definition"].to_list()
+        words = {t.folded for text in definition for t in tokenize(text or "")}
+        words |= {t.folded for i in index.by_concept[concept]
+                  for t in tokenize(index.entries[i].keyword)}
+        cache[concept] = frozenset(_stem(w) for w in words if len(w) > 2)
+    return cache[concept]
+
+
+def _disambiguate(draft: Draft, index: DictionaryIndex, span: tuple[int, int], ids: list[int],
+                  concepts: list[str]) -> str:
+    stop = stopwords_for(draft.sats, draft.language)
+    context = {_stem(draft.folded(i)) for i, t in enumerate(draft.tokens)
+               if not span[0] <= i <= span[1] and len(t.folded) > 2
+               and draft.folded(i) not in stop}
+    keys = {}
+    for concept in concepts:
+        entries = [index.entries[i] for i in ids if index.entries[i].concept == concept]
+        overlap = len(context & _concept_context(draft.sats, index, concept))
+        keys[concept] = (overlap,
+                         any(e.language in (draft.language, "*") for e in entries),
+                         any(e.priority == "primary" for e in entries),
+                         max(e.weight for e in entries))
+    order = sorted(concepts, key=lambda c: (tuple(-float(v) for v in keys[c]), c))
+    top, runner = keys[order[0]], keys[order[1]]
+    names = ("definition_overlap", "language", "priority", "weight")
+    method = next((n for n, a, b in zip(names, top, runner) if a != b), "alphabetical")
+    first, last = span
+    draft.ambiguous.append(AmbiguousKeyword(
+        text=draft.original[draft.tokens[first].start:draft.tokens[last].end],
+        span_start=draft.tokens[first].start, span_end=draft.tokens[last].end,
+        candidates=order, scores=[float(keys[c][0]) for c in order], chosen=order[0],
+        method=method))
+    return order[0]

@@ -1,0 +1,114 @@
+"""The parse pipeline: a replaceable tuple of steps that fill a `Draft`, then one row."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+from .. import __version__
+from ..errors import QuestionError, ReasonCode
+from ..satellites import Satellites, bundled_satellites
+from ..types import KeywordSource, ParsedQuestion, Provenance
+from .anchors import anchor_keywords
+from .dictionary import dictionary_keywords
+from .direct import direct_keywords
+from .draft import Draft
+from .explicit import explicit_keywords
+from .language import detect_language
+from .spelling import correct_spelling
+from .text import clean, fold, tokenize
+
+Step = Callable[[Draft], None]
+
+# Explicit terms and anchors come before spelling so that quoted text and codes are never
+# "corrected"; the dictionary reads the corrected tokens; direct tokens come last so they
+# can skip what the earlier steps already explained.
+DEFAULT_STEPS: tuple[Step, ...] = (
+    detect_language,
+    explicit_keywords,
+    anchor_keywords,
+    correct_spelling,
+    dictionary_keywords,
+    direct_keywords,
+)
+
+# When one term comes from several sources, the row keeps it once, from the most telling one.
+_PRECEDENCE = {s: n for n, s in enumerate((KeywordSource.EXPLICIT, KeywordSource.ANCHOR,
+                                           KeywordSource.EXPERT_DICTIONARY,
+                                           KeywordSource.DIRECT, KeywordSource.LLM_REWRITE))}
+
+
+def check_question(question: Any, *, row: int | None = None,
+                   column: str | None = None) -> str:
+    """Return the question if it is a non-empty string, else raise `QuestionError`."""
+    if question is None or (isinstance(question, float) and question != question):
+        raise QuestionError(ReasonCode.MISSING_QUESTION, "the question is missing",
+                            row=row, column=column, value=question)
+    if not isinstance(question, str):
+        raise QuestionError(ReasonCode.NOT_A_STRING,
+                            f"the question must be a string, not {type(question).__name__}",
+                            row=row, column=column, value=question)
+    if not question.strip():
+        raise QuestionError(ReasonCode.EMPTY_QUESTION, "the question is empty",
+                            row=row, column=column, value=question)
+    return question
+
+
+def parse_question(question: str, satellites: Satellites | None = None, *,
+                   question_id: str | None = None, language: str | None = None,
+                   steps: Sequence[Step] = DEFAULT_STEPS) -> ParsedQuestion:
+    """Parse one question into a typed row, offline.
+
+    Args:
+        question: The user's question, as typed.
+        satellites: The tables to join against; the bundled defaults when None.
+        question_id: The row's id; a hash of the question when None.
+        language: Force the language (ISO 639-1) instead of detecting it.
+        steps: The parse steps to run, in order (`DEFAULT_STEPS`); reorder, drop or add.
+
+    Returns:
+        A `ParsedQuestion`: keywords with their source, weight, span and rule; concepts;
+        ambiguities and how they were resolved; provenance.
+
+    Raises:
+        QuestionError: (a ValueError) if the question is None, not a string, or empty.
+
+    Examples:
+        >>> row = parse_question('Search for "force majeure" in this contract')
+        >>> row.keywords_by_source("explicit")
+        ['force majeure']
+    """
+    started = time.perf_counter()
+    text = check_question(question, column="question")
+    sats = satellites if satellites is not None else bundled_satellites()
+    draft = Draft(question_id=question_id or _default_id(text), original=text, sats=sats,
+                  tokens=tokenize(text), options={"language": language})
+    for step in steps:
+        step(draft)
+    return ParsedQuestion(
+        question_id=draft.question_id, original_question=text,
+        corrected_question=clean(draft.corrected_text()), language=draft.language,
+        spelling_corrections=sorted(draft.corrections.values(), key=lambda c: c.span_start),
+        keywords=_deduplicate(draft.keywords), concepts=draft.concepts,
+        ambiguous_keywords=draft.ambiguous,
+        provenance=Provenance(satellites_version=sats.version, quaestio_version=__version__,
+                              warnings=draft.warnings,
+                              latency_ms=(time.perf_counter() - started) * 1000))
+
+
+def _default_id(text: str) -> str:
+    import hashlib
+
+    return "q_" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _deduplicate(keywords):
+    best = {}
+    for k in keywords:
+        key = fold(k.text)
+        held = best.get(key)
+        if held is None or (_PRECEDENCE[k.source], -k.weight) < (_PRECEDENCE[held.source],
+                                                                  -held.weight):
+            best[key] = k
+    keep = {id(k) for k in best.values()}
+    return [k for k in keywords if id(k) in keep]

@@ -1,0 +1,116 @@
+"""Spelling correction before extraction, gated so that clean questions cost nothing.
+
+A token is looked at only when it is unknown: not a dictionary token, not a stopword, not in
+the language's general word list. Near misses of dictionary words are found with a
+one-deletion index (SymSpell): the candidates of a word are the vocabulary words that share
+one of its single-character deletions, which covers one insertion, deletion, substitution or
+transposition, checked with an exact edit distance. Other unknown words are corrected against
+the language word list that ships in the `pyspellchecker` package, when that is enabled.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import lru_cache
+
+from rapidfuzz.distance import OSA
+
+from ..satellites import Satellites
+from ..types import SpellingCorrection
+from .dictionary import dictionary_index
+from .draft import Draft
+from .language import _stopword_index
+from .text import fold
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
+    min_len = sats.defaults.fuzzy_min_length
+    index: dict[str, list[str]] = defaultdict(list)
+    for word in dictionary_index(sats).fuzzy_tokens:
+        if len(word) >= min_len:
+            for key in _deletes(word) | {word}:
+                index[key].append(word)
+    return {k: tuple(v) for k, v in index.items()}
+
+
+@lru_cache(maxsize=8)
+def language_vocabulary(language: str) -> dict[str, int]:
+    """Folded word → frequency, from the word list pyspellchecker ships (empty if none)."""
+    from spellchecker import SpellChecker
+
+    try:
+        frequencies = SpellChecker(language=language, distance=1).word_frequency.dictionary
+    except ValueError:
+        return {}
+    vocab: dict[str, int] = {}
+    for word, count in frequencies.items():
+        key = fold(word)
+        vocab[key] = max(count, vocab.get(key, 0))
+    return vocab
+
+
+def correct_spelling(draft: Draft) -> None:
+    d = draft.sats.defaults
+    if not d.fuzzy_enabled:
+        return
+    index = dictionary_index(draft.sats)
+    stop = draft.sats.cached("stopword_index", _stopword_index)
+    vocab = language_vocabulary(draft.language or d.default_language)
+    deletes = None
+    for i, tok in enumerate(draft.tokens):
+        word = tok.folded
+        if (len(word) < d.fuzzy_min_length or not tok.is_word or word in index.token_counts
+                or word in stop or draft.is_protected(tok) or _looks_like_a_name(draft, i)):
+            continue
+        if word in vocab:
+            continue  # a real word of the language, even if the dictionary lacks it
+        if deletes is None:
+            deletes = draft.sats.cached("deletion_index", _deletion_index)
+        fix = _from_dictionary(word, deletes, index.token_counts, d.fuzzy_long_length)
+        vocabulary = "dictionary"
+        if fix is None and d.spelling_language_vocabulary:
+            fix, vocabulary = _from_language(word, vocab), "language"
+        if fix is not None:
+            draft.corrections[i] = SpellingCorrection(
+                original=tok.text, corrected=fix, span_start=tok.start, span_end=tok.end,
+                distance=OSA.distance(word, fix), vocabulary=vocabulary)
+
+
+def _looks_like_a_name(draft: Draft, i: int) -> bool:
+    # A capitalized word inside a sentence is most likely a name: "Acme" is not "acne".
+    tok = draft.tokens[i]
+    if not tok.text[:1].isupper() or i == 0:
+        return False
+    before = draft.original[draft.tokens[i - 1].end:tok.start]
+    return not any(p in before for p in ".?!:\n") and not tok.text.isupper()
+
+
+def _from_dictionary(word: str, deletes: dict[str, tuple[str, ...]], counts,
+                     long_length: int) -> str | None:
+    bound = 2 if len(word) >= long_length else 1
+    candidates = {c for key in _deletes(word) | {word} for c in deletes.get(key, ())}
+    scored = [(OSA.distance(word, c), -counts[c], c) for c in candidates]
+    scored = [s for s in scored if s[0] <= bound]
+    return min(scored)[2] if scored else None
+
+
+def _from_language(word: str, vocab: dict[str, int]) -> str | None:
+    if len(word) < 5:
+        return None  # short unknown words are more often codes or names than typos
+    candidates = [(vocab[c], c) for c in _edits1(word) if c in vocab]
+    return max(candidates)[1] if candidates else None
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _edits1(word: str) -> set[str]:
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return ({a + b[1:] for a, b in splits if b}
+            | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+            | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+            | {a + c + b for a, b in splits for c in _LETTERS})

@@ -1,0 +1,68 @@
+"""Normalization and tokenization shared by every step.
+
+Tokens are found in the original text, so their spans point into what the user typed; each
+token also carries its folded form (NFKC, accents removed, casefolded) used for matching.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
+
+# Currency signs are tokens of their own so that "€" or "$" can be dictionary keywords.
+TOKEN_RE = regex.compile(r"[\w]+|\p{Sc}")
+_CONTROL_RE = regex.compile(r"[\p{Cc}\p{Cf}\p{Co}\p{Cs}--[\n\t]]+", regex.V1)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    text: str    # as typed
+    folded: str  # NFKC, no accents, casefolded
+    start: int
+    end: int
+
+    @property
+    def is_word(self) -> bool:
+        return self.text.isalpha()
+
+    @property
+    def has_digit(self) -> bool:
+        return any(c.isdigit() for c in self.text)
+
+
+@lru_cache(maxsize=262144)
+def fold(text: str) -> str:
+    """Matching form of a string: NFKC, accents stripped, casefolded."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", stripped).casefold()
+
+
+@lru_cache(maxsize=262144)
+def strip_accents(text: str) -> str:
+    """NFKC with accents removed but case kept: the form case-sensitive codes compare in."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed
+                                                if not unicodedata.combining(c)))
+
+
+def clean(text: str) -> str:
+    """NFKC with control and format characters (zero-width, bidi marks) turned into spaces."""
+    return _CONTROL_RE.sub(" ", unicodedata.normalize("NFKC", text))
+
+
+def tokenize(text: str) -> list[Token]:
+    return [Token(m.group(), fold(m.group()), m.start(), m.end())
+            for m in TOKEN_RE.finditer(text)]
+
+
+def fold_phrase(text: str) -> str:
+    """A keyword's matching key: its folded tokens joined by single spaces."""
+    return " ".join(fold(m.group()) for m in TOKEN_RE.finditer(text))

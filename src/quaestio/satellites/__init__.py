@@ -1,0 +1,238 @@
+"""Load, validate and hold the satellite tables that drive every parse step.
+
+Analysts change behaviour by adding rows. A table may be split over several files
+(`concept_keywords.csv`, `concept_keywords.insurance.csv`, ...); they are concatenated.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import polars as pl
+
+from ..errors import SatelliteError
+from .defaults import Defaults, parse_defaults
+from .schemas import SPECS, TABLES, validate_links, validate_table
+
+__all__ = ["Satellites", "load_satellites", "bundled_satellites", "TABLES", "SPECS"]
+
+FrameLike = Any  # a polars or pandas DataFrame
+
+
+@dataclass(frozen=True, eq=False)
+class Satellites:
+    """The validated satellite tables (polars DataFrames) and where each came from.
+
+    Compiled artefacts (keyword automaton, regexes) are built on first use and kept on the
+    instance, so one `Satellites` serves any number of parses without rebuilding.
+    """
+
+    tables: Mapping[str, pl.DataFrame]
+    origins: Mapping[str, tuple[str, ...]]
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def table(self, name: str, *, as_: str = "polars"):
+        """One table, as a polars (default) or pandas DataFrame."""
+        if name not in self.tables:
+            from ..errors import UnknownNameError
+
+            raise UnknownNameError("satellite table", name, self.tables)
+        frame = self.tables[name]
+        return frame.to_pandas() if as_ == "pandas" else frame
+
+    def __getattr__(self, name: str) -> pl.DataFrame:
+        if name in TABLES:
+            return self.tables[name]
+        raise AttributeError(name)
+
+    @cached_property
+    def defaults(self) -> Defaults:
+        return parse_defaults(self.tables["defaults"])
+
+    @cached_property
+    def version(self) -> str:
+        """A short content hash: rows in question_df name the dictionary that produced them."""
+        digest = hashlib.sha256()
+        for name in TABLES:
+            digest.update(name.encode())
+            digest.update(self.tables[name].write_csv().encode())
+        return digest.hexdigest()[:12]
+
+    def cached(self, key: str, build: Callable[[Satellites], Any]) -> Any:
+        """Build an artefact from these tables once, then reuse it."""
+        if key not in self._cache:
+            self._cache[key] = build(self)
+        return self._cache[key]
+
+    def stats(self) -> pl.DataFrame:
+        """Rows per table, with the files they came from."""
+        return pl.DataFrame({
+            "table": list(TABLES),
+            "rows": [self.tables[t].height for t in TABLES],
+            "sources": [", ".join(self.origins[t]) for t in TABLES],
+        })
+
+    def write(self, folder: str | Path) -> list[Path]:
+        """Write every table as CSV into `folder`: a starting point for an analyst's own set."""
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in TABLES:
+            path = out / f"{name}.csv"
+            self.tables[name].write_csv(path, date_format="%Y-%m-%d")
+            written.append(path)
+        return written
+
+
+def load_satellites(path: str | Path | None = None, *,
+                    extra: Mapping[str, FrameLike | Sequence[FrameLike]] | None = None,
+                    override: bool = False) -> Satellites:
+    """Load and validate the satellite tables.
+
+    Args:
+        path: A folder of `TABLE.csv` / `TABLE.*.csv` / `.parquet` files. Tables the folder
+            does not hold come from the bundled defaults. None loads the bundled defaults.
+        extra: Rows to add, as {table name: DataFrame or list of DataFrames} (pandas or polars).
+        override: When an extra row has the key of an existing row, replace it instead of
+            reporting a duplicate key.
+
+    Returns:
+        A `Satellites` holding every table, typed and validated.
+
+    Raises:
+        SatelliteError: listing every bad row at once (file, row, column, value, reason).
+
+    Examples:
+        >>> sats = load_satellites()
+        >>> sats.concepts.filter(concept="premium").height
+        1
+    """
+    raw: dict[str, list[pl.DataFrame]] = {name: [] for name in TABLES}
+    failures: list[dict] = []
+    bundled = resources.files("quaestio.satellites") / "data"
+    folder_tables = _read_folder(Path(path), raw, failures) if path is not None else set()
+    for name in TABLES:
+        if name not in folder_tables:
+            _read_files(name, sorted(_table_files(bundled, name)), raw, failures, "bundled:")
+    for name, frames in (extra or {}).items():
+        if name not in SPECS:
+            failures.append({"source": "extra", "table": name, "row": None, "column": None,
+                             "value": name, "reason": _unknown_table(name)})
+            continue
+        for i, frame in enumerate(frames if isinstance(frames, (list, tuple)) else [frames]):
+            raw[name].append(_from_user_frame(frame, f"extra[{name!r}][{i}]"))
+    if failures:
+        raise SatelliteError(failures)
+    tables, origins = {}, {}
+    for name, spec in SPECS.items():
+        frame = _concat(raw[name])
+        if override:
+            frame = frame.unique(subset=list(k for k in spec.key if k in frame.columns),
+                                 keep="last", maintain_order=True)
+        typed, problems = validate_table(spec, frame)
+        failures += problems
+        tables[name] = typed
+        origins[name] = tuple(typed["_source"].unique(maintain_order=True).to_list())
+    if not failures:
+        failures += validate_links(tables)
+    if not failures:
+        failures += _defaults_failures(tables["defaults"])
+    if failures:
+        raise SatelliteError(failures)
+    clean = {n: t.drop("_source", "_row") for n, t in tables.items()}
+    return Satellites(clean, origins)
+
+
+_BUNDLED: list[Satellites] = []
+
+
+def bundled_satellites() -> Satellites:
+    """The bundled default tables, loaded once per process."""
+    if not _BUNDLED:
+        _BUNDLED.append(load_satellites())
+    return _BUNDLED[0]
+
+
+def _table_files(folder, name: str):
+    for entry in folder.iterdir():
+        stem, _, suffix = entry.name.rpartition(".")
+        if suffix in ("csv", "parquet") and (stem == name or stem.startswith(name + ".")):
+            yield entry
+
+
+def _read_folder(folder: Path, raw: dict, failures: list) -> set[str]:
+    if not folder.is_dir():
+        raise SatelliteError([{"source": str(folder), "table": None, "row": None,
+                               "column": None, "value": str(folder),
+                               "reason": "not a folder of satellite tables"}])
+    found = set()
+    for entry in sorted(folder.iterdir()):
+        table = entry.name.split(".")[0]
+        if entry.suffix not in (".csv", ".parquet"):
+            continue
+        if table not in SPECS:
+            failures.append({"source": str(entry), "table": table, "row": None, "column": None,
+                             "value": entry.name, "reason": _unknown_table(table)})
+            continue
+        found.add(table)
+    for table in sorted(found):
+        _read_files(table, sorted(_table_files(folder, table), key=str), raw, failures, "")
+    return found
+
+
+def _unknown_table(name: str) -> str:
+    close = difflib.get_close_matches(name, TABLES, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return f"unknown table.{hint} Tables: {', '.join(TABLES)}"
+
+
+def _read_files(table: str, files, raw: dict, failures: list, prefix: str) -> None:
+    for entry in files:
+        label = prefix + (entry.name if prefix else str(entry))
+        try:
+            if entry.name.endswith(".parquet"):
+                with entry.open("rb") as fh:
+                    frame = pl.read_parquet(fh)
+                frame = frame.with_columns(pl.all().cast(pl.String))
+                first_row = 0
+            else:
+                with entry.open("rb") as fh:
+                    frame = pl.read_csv(fh, infer_schema=False)
+                first_row = 2  # line numbers as an editor shows them; the header is line 1
+        except Exception as exc:  # a file polars cannot read is one more failure to report
+            failures.append({"source": label, "table": table, "row": None, "column": None,
+                             "value": None, "reason": f"cannot read: {exc}"})
+            continue
+        raw[table].append(frame.with_columns(
+            pl.lit(label).alias("_source"),
+            (pl.int_range(pl.len(), dtype=pl.Int64) + first_row).alias("_row")))
+
+
+def _from_user_frame(frame: FrameLike, label: str) -> pl.DataFrame:
+    if "pandas" in sys.modules and isinstance(frame, sys.modules["pandas"].DataFrame):
+        frame = pl.from_pandas(frame)
+    frame = frame.with_columns(pl.all().cast(pl.String))
+    return frame.with_columns(pl.lit(label).alias("_source"),
+                              pl.int_range(pl.len(), dtype=pl.Int64).alias("_row"))
+
+
+def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    if not frames:
+        return pl.DataFrame({"_source": [], "_row": []},
+                            schema={"_source": pl.String, "_row": pl.Int64})
+    return pl.concat(frames, how="diagonal")
+
+
+def _defaults_failures(frame: pl.DataFrame) -> list[dict]:
+    try:
+        parse_defaults(frame)
+    except SatelliteError as exc:
+        return exc.failure_cases
+    return []

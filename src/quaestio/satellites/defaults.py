@@ -1,0 +1,51 @@
+"""The `defaults` table: project-level knobs an analyst tunes, typed and checked on load."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import polars as pl
+
+from ..errors import SatelliteError
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Typed view of the `defaults` rows; each field is one `key` of the table."""
+
+    default_language: str = "en"
+    weight_explicit: float = 1.0
+    weight_direct: float = 0.5
+    fuzzy_enabled: bool = True
+    fuzzy_min_length: int = 4
+    fuzzy_long_length: int = 8
+    spelling_language_vocabulary: bool = True
+    language_min_evidence: int = 1
+    regex_timeout_ms: int = 50
+
+
+_PARSERS = {bool: lambda v: {"true": True, "false": False}[v.lower()], int: int, float: float,
+            str: str}
+
+
+def parse_defaults(frame: pl.DataFrame) -> Defaults:
+    """Build `Defaults` from the table; unknown keys and bad values are all reported."""
+    known = {f.name: f for f in fields(Defaults)}
+    values, failures = {}, []
+    has_pos = "_source" in frame.columns
+    for rec in frame.iter_rows(named=True):
+        key, value = rec["key"], rec["value"]
+        where = {"source": rec["_source"] if has_pos else "defaults", "table": "defaults",
+                 "row": rec["_row"] if has_pos else None, "column": "key", "value": key}
+        if key not in known:
+            failures.append({**where, "reason": f"unknown key; known keys: {', '.join(known)}"})
+            continue
+        kind = type(getattr(Defaults(), key))
+        try:
+            values[key] = _PARSERS[kind](value)
+        except (KeyError, ValueError):
+            failures.append({**where, "column": "value", "value": value,
+                             "reason": f"{key} must be a {kind.__name__}"})
+    if failures:
+        raise SatelliteError(failures)
+    return Defaults(**values)

@@ -1,0 +1,120 @@
+"""The `question_df` contract, declared once: an Arrow schema derived from `ParsedQuestion`.
+
+The same schema serves pandas (Arrow-backed dtypes, so nothing is lost on the way back),
+polars and Parquet. Column families (`ColumnFamily` fields) are flattened into top-level columns.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import types as _pytypes
+import typing
+from enum import Enum
+from typing import Any, Iterable, Literal
+
+import pyarrow as pa
+from pydantic import BaseModel
+
+from .errors import UnknownNameError
+from .types import ColumnFamily, ParsedQuestion
+
+Engine = Literal["pandas", "polars", "arrow"]
+ENGINES: tuple[str, ...] = typing.get_args(Engine)
+
+
+def _arrow_type(annotation: Any) -> pa.DataType:
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, _pytypes.UnionType):
+        (inner,) = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _arrow_type(inner)
+    if origin is list:
+        return pa.list_(_arrow_type(typing.get_args(annotation)[0]))
+    if isinstance(annotation, type):
+        if issubclass(annotation, BaseModel):
+            return pa.struct([pa.field(n, _arrow_type(f.annotation))
+                              for n, f in annotation.model_fields.items()])
+        if issubclass(annotation, Enum) or annotation is str:
+            return pa.string()
+        # bool before int: bool is a subclass of int.
+        for py, arrow in ((bool, pa.bool_()), (int, pa.int64()), (float, pa.float64()),
+                          (dt.date, pa.date32())):
+            if issubclass(annotation, py):
+                return arrow
+    raise TypeError(f"no Arrow type for {annotation!r}")
+
+
+def _families() -> dict[str, type[ColumnFamily]]:
+    return {name: f.annotation for name, f in ParsedQuestion.model_fields.items()
+            if isinstance(f.annotation, type) and issubclass(f.annotation, ColumnFamily)}
+
+
+FAMILIES: dict[str, type[ColumnFamily]] = _families()
+
+
+def _schema() -> pa.Schema:
+    fields = []
+    for name, info in ParsedQuestion.model_fields.items():
+        if name in FAMILIES:
+            fields += [pa.field(n, _arrow_type(f.annotation))
+                       for n, f in FAMILIES[name].model_fields.items()]
+        else:
+            fields.append(pa.field(name, _arrow_type(info.annotation)))
+    return pa.schema(fields)
+
+
+QUESTION_SCHEMA: pa.Schema = _schema()
+COLUMNS: tuple[str, ...] = tuple(QUESTION_SCHEMA.names)
+
+
+def to_record(row: ParsedQuestion) -> dict[str, Any]:
+    """Flatten one row into a dict keyed by question_df column."""
+    data = row.model_dump(mode="python")
+    for family in FAMILIES:
+        data.update(data.pop(family))
+    return data
+
+
+def from_record(record: dict[str, Any]) -> ParsedQuestion:
+    """Rebuild a `ParsedQuestion` from one flat question_df record."""
+    data = dict(record)
+    for family, model in FAMILIES.items():
+        data[family] = {n: data.pop(n) for n in model.model_fields if n in data}
+    return ParsedQuestion.model_validate(data)
+
+
+def rows_to_table(rows: Iterable[ParsedQuestion]) -> pa.Table:
+    return pa.Table.from_pylist([to_record(r) for r in rows], schema=QUESTION_SCHEMA)
+
+
+def table_to_frame(table: pa.Table, engine: str = "pandas"):
+    """Convert an Arrow table in the question_df schema to the requested engine."""
+    if engine == "arrow":
+        return table
+    if engine == "polars":
+        import polars as pl
+
+        return pl.from_arrow(table)
+    if engine == "pandas":
+        import pandas as pd
+
+        return table.to_pandas(types_mapper=pd.ArrowDtype)
+    raise UnknownNameError("engine", engine, ENGINES)
+
+
+def frame_to_table(frame: Any) -> pa.Table:
+    """Convert a question_df in any engine back to an Arrow table, checked against the schema."""
+    if isinstance(frame, pa.Table):
+        table = frame
+    elif "polars" in sys.modules and isinstance(frame, sys.modules["polars"].DataFrame):
+        table = frame.to_arrow()
+    else:
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+    missing = [c for c in COLUMNS if c not in table.column_names]
+    if missing:
+        raise ValueError(f"not a question_df: missing columns {missing}")
+    return table.select(list(COLUMNS)).cast(QUESTION_SCHEMA)
+
+
+def table_to_rows(table: pa.Table) -> list[ParsedQuestion]:
+    return [from_record(r) for r in table.to_pylist()]
