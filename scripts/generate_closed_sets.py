@@ -402,7 +402,7 @@ def build_countries(added_at: str):
         concept = f"country_{a2.lower()}"
         label = getattr(country, "common_name", None) or country.name
         if is_inverted(label):
-            label = clean(locales["en"].territories[a2])
+            label = uninvert(label) or clean(locales["en"].territories[a2])
         concepts.append(
             {
                 "concept": concept,
@@ -453,16 +453,16 @@ def active_currency_codes() -> tuple[list[str], dict[str, str]]:
 
 
 def currency_name_forms(code: str, lang: str, iso_name: str) -> list[tuple[str, str]]:
-    loc = Locale(lang)
+    """(name, priority) pairs, primary first.
+
+    count=1 gives CLDR's singular running-text form ("US dollar"), count=2
+    the plural ("US dollars"), no count the standalone display name
+    ("US Dollar"); babel falls back to the display name where CLDR has no
+    count forms (often in de).
+    """
     out = [(get_currency_name(code, count=1, locale=lang), "primary")]
     out.append((get_currency_name(code, locale=lang), "secondary"))
-    plurals = loc._data["currency_names_plural"]
-    try:
-        forms = plurals[code]
-    except KeyError:
-        forms = {}
-    for category in sorted(forms):
-        out.append((forms[category], "secondary"))
+    out.append((get_currency_name(code, count=2, locale=lang), "secondary"))
     if lang == "en":
         out.append((iso_name, "secondary"))
     return [(clean(n), p) for n, p in out if n and clean(n) != code]

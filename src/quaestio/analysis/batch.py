@@ -45,8 +45,8 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
 
     Examples:
         >>> qdf = parse_questions(["What is the annual premium?", None])
-        >>> qdf["error_code"].tolist()
-        [None, 'missing_question']
+        >>> qdf.error_code.fillna("").tolist()
+        ['', 'missing_question']
     """
     if errors not in ("collect", "raise", "warn"):
         raise ValueError(f"errors must be 'collect', 'raise' or 'warn', not {errors!r}")

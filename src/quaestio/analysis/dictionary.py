@@ -39,7 +39,7 @@ class DictionaryIndex:
     automaton: ahocorasick.Automaton
     by_concept: dict[str, list[int]]
     token_counts: Counter  # folded token → rows using it (all match kinds): known vocabulary
-    fuzzy_tokens: dict[str, str]  # folded token of `fuzzy` rows → a surface form
+    fuzzy_tokens: dict[str, str]  # folded token of `fuzzy` rows → its surface, as written
 
 
 def build_index(sats: Satellites) -> DictionaryIndex:
@@ -64,7 +64,7 @@ def build_index(sats: Satellites) -> DictionaryIndex:
         if match == "fuzzy":
             for t in toks:
                 if t.is_word:
-                    fuzzy_tokens.setdefault(t.folded, t.text.lower())
+                    fuzzy_tokens.setdefault(t.folded, t.text)
     automaton = ahocorasick.Automaton()
     for key, ids in keys.items():
         automaton.add_word(key, (len(key), key.count(" ") - 1, tuple(ids)))

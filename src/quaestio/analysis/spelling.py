@@ -38,18 +38,20 @@ def _deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=8)
-def language_vocabulary(language: str) -> dict[str, int]:
-    """Folded word → frequency, from the word list pyspellchecker ships (empty if none)."""
+def language_vocabulary(language: str) -> dict[str, tuple[int, str]]:
+    """Folded word → (frequency, surface with accents), from the word list that the
+    pyspellchecker package ships; empty for a language it does not have."""
     from spellchecker import SpellChecker
 
     try:
         frequencies = SpellChecker(language=language, distance=1).word_frequency.dictionary
     except ValueError:
         return {}
-    vocab: dict[str, int] = {}
+    vocab: dict[str, tuple[int, str]] = {}
     for word, count in frequencies.items():
         key = fold(word)
-        vocab[key] = max(count, vocab.get(key, 0))
+        if count > vocab.get(key, (0, ""))[0]:
+            vocab[key] = (count, word)
     return vocab
 
 
@@ -64,24 +66,33 @@ def correct_spelling(draft: Draft) -> None:
     for i, tok in enumerate(draft.tokens):
         word = tok.folded
         if (len(word) < d.fuzzy_min_length or not tok.is_word or word in index.token_counts
-                or word in stop or draft.is_protected(tok) or _looks_like_a_name(draft, i)):
-            continue
-        if word in vocab:
-            continue  # a real word of the language, even if the dictionary lacks it
+                or word in stop or word in vocab or draft.is_protected(tok)):
+            continue  # known words, including real words the dictionary lacks, stay as typed
         if deletes is None:
             deletes = draft.sats.cached("deletion_index", _deletion_index)
+        name = _looks_like_a_name(draft, i)
         fix = _from_dictionary(word, deletes, index.token_counts, d.fuzzy_long_length)
-        vocabulary = "dictionary"
-        if fix is None and d.spelling_language_vocabulary:
-            fix, vocabulary = _from_language(word, vocab), "language"
-        if fix is not None:
-            draft.corrections[i] = SpellingCorrection(
-                original=tok.text, corrected=fix, span_start=tok.start, span_end=tok.end,
-                distance=OSA.distance(word, fix), vocabulary=vocabulary)
+        surface, vocabulary = (index.fuzzy_tokens[fix], "dictionary") if fix else (None, "")
+        if surface is None and d.spelling_language_vocabulary:
+            surface, vocabulary = _from_language(word, vocab), "language"
+        # A capitalized word inside a sentence is most likely a name ("Acme" is not "acne"),
+        # unless the word it is close to is itself a name ("Germanyy").
+        if surface is None or (name and surface[:1].islower()):
+            continue
+        draft.corrections[i] = SpellingCorrection(
+            original=tok.text, corrected=_same_case(tok.text, surface), span_start=tok.start,
+            span_end=tok.end, distance=OSA.distance(word, fold(surface)), vocabulary=vocabulary)
+
+
+def _same_case(typed: str, surface: str) -> str:
+    if len(typed) > 1 and typed.isupper():
+        return surface.upper()
+    if typed[:1].isupper():
+        return surface[:1].upper() + surface[1:]
+    return surface
 
 
 def _looks_like_a_name(draft: Draft, i: int) -> bool:
-    # A capitalized word inside a sentence is most likely a name: "Acme" is not "acne".
     tok = draft.tokens[i]
     if not tok.text[:1].isupper() or i == 0:
         return False
@@ -98,10 +109,10 @@ def _from_dictionary(word: str, deletes: dict[str, tuple[str, ...]], counts,
     return min(scored)[2] if scored else None
 
 
-def _from_language(word: str, vocab: dict[str, int]) -> str | None:
+def _from_language(word: str, vocab: dict[str, tuple[int, str]]) -> str | None:
     if len(word) < 5:
         return None  # short unknown words are more often codes or names than typos
-    candidates = [(vocab[c], c) for c in _edits1(word) if c in vocab]
+    candidates = [vocab[c] for c in _edits1(word) if c in vocab]
     return max(candidates)[1] if candidates else None
 
 

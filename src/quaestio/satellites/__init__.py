@@ -128,8 +128,6 @@ def load_satellites(path: str | Path | None = None, *,
             continue
         for i, frame in enumerate(frames if isinstance(frames, (list, tuple)) else [frames]):
             raw[name].append(_from_user_frame(frame, f"extra[{name!r}][{i}]"))
-    if failures:
-        raise SatelliteError(failures)
     tables, origins = {}, {}
     for name, spec in SPECS.items():
         frame = _concat(raw[name])
