@@ -39,16 +39,19 @@ including dependent territories, 249 in pycountry 26.x).  Names:
   English text must not be filed under fr/es/de).  These add the official
   long forms ("Bundesrepublik Deutschland", "République fédérale
   d'Allemagne") and the "and" spellings of CLDR's "&" names.
-* ISO list forms inverted around a comma ("Korea, Republic of", "Virgin
-  Islands, British") are skipped: un-inverting them by rule garbles some
-  ("Taiwan, Province of China").  Comma names that are enumerations
-  ("Saint Helena, Ascension and Tristan da Cunha") are kept.
+* ISO list forms inverted around a comma are turned round only when the tail
+  ends with a preposition ("Korea, Republic of" -> "Republic of Korea",
+  "Iran, République islamique d'" -> "République islamique d'Iran"); other
+  inverted forms are skipped because a blind rule garbles them ("Taiwan,
+  Province of China", "Virgin Islands, British").  Comma names that are
+  enumerations ("Saint Helena, Ascension and Tristan da Cunha") are kept.
 * Parentheses: a trailing alias is split off ("Myanmar (Burma)" ->
   "Myanmar" + "Burma", "Holy See (Vatican City State)" -> both parts); a
-  qualifier whose words are not all capitalised ("Sint Maarten (Dutch
-  part)", "Saint-Martin (partie néerlandaise)") is kept verbatim because the
-  bare name would denote another territory; a parenthesis inside the name
-  ("Cocos (Keeling) Islands") gives the verbatim form and the form without it.
+  qualifier (a word not capitalised, or part / partie / parte / Teil / zona:
+  "Sint Maarten (Dutch part)", "Saint-Martin (partie néerlandaise)") is kept
+  verbatim because the bare name would denote another territory; a
+  space-delimited parenthesis inside the name ("Cocos (Keeling) Islands")
+  gives the verbatim form and the form without it.
 * alpha-2 and alpha-3 codes, language ``*``, match ``cased``.
 
 Currencies: ISO 4217 codes known to ``pycountry`` that CLDR (via babel's
@@ -73,13 +76,24 @@ Keyword policy
   0.8 (alpha-3).  Case-sensitive matching keeps "DE" (Germany) apart from the
   Spanish word "de", so codes are kept even when they spell a word.
 * currency code and symbol: language ``*``, secondary, ``cased``, weight 0.9.
+  A symbol is emitted only when, across every babel locale, it stands for
+  one generated currency ("$" is 27 currencies, "£" five, "¥" two: not
+  emitted), and when quaestio's tokenizer (word runs, each currency sign a
+  token of its own) cannot turn it into something else: "€", "₹", "US$"
+  (tokens "US" "$"), "R$", "FCFA" are kept; "Cg." (the token "Cg") and
+  "A$" ("A" "$", as in "A $500 deductible") are not.
+* ordinary words: see ``COUNTRY_NAME_DENY``, ``COUNTRY_NAME_CASED`` and
+  ``CURRENCY_WORD_DENY`` below.
 * ``status`` validated, ``source`` closed_set, ``added_by``
   generate_closed_sets.py.
-* (concept, language, keyword) is unique, compared case-insensitively (so
-  "US dollar" and "US Dollar" are not both emitted; the primary wins).
-* A keyword text (case-insensitive, any language) that would belong to more
-  than one concept is dropped wherever it is only a secondary name; it is kept
-  only where it is a primary name of each concept (reported on stderr).
+* (concept, language, keyword) is unique, compared the way quaestio matches
+  (folded tokens: case, accents and punctuation ignored), so "US dollar" and
+  "US Dollar", or "Vénézuela" and "Venezuela", are not both emitted; the
+  first (the primary) wins.
+* A keyword (folded tokens, any language) that would belong to more than one
+  concept is dropped wherever it is only a secondary name; it is kept only
+  where it is a primary name of each concept (none in the current data;
+  reported on stderr with -v).
 """
 
 from __future__ import annotations
@@ -166,42 +180,49 @@ CURRENCY_SKIP_REASONS = {
 }
 
 # ---------------------------------------------------------------------------
-# Ordinary words.  Countries: a name listed here for a language is not emitted
-# as a keyword in that language, because its lower-case form is a common
-# ordinary word of that same language and would fire on unrelated questions
-# (compared case- and accent-insensitively).  The country keeps its names in
-# the other languages and its codes.
+# Ordinary words.  quaestio matches every keyword row whatever the question's
+# language (the language only ranks the matches), and compares folded tokens
+# (case and accents removed).  So a country name that folds to an ordinary
+# word of ANY of en/fr/es/de fires on questions that merely use the word, and
+# dropping it in one language would not help while another language has the
+# same folded text ("Bénin" fr = "Benin" en/de = "Benín" es).  The two lists
+# below are therefore keyed on the folded text and apply to every language.
+#
+# COUNTRY_NAME_DENY: not emitted at all, because even the capitalised form is
+# ambiguous.  The country keeps its other names and its codes.
 COUNTRY_NAME_DENY = {
-    "en": {
-        "Jersey": "a jersey (garment)",
-        "Réunion": "reunion (a gathering) once accents are folded",
-    },
-    "fr": {
-        "La Réunion": "la réunion = the meeting",
-        "Bénin": "bénin = benign (accident bénin, sinistre bénin)",
-        "Grenade": "grenade = pomegranate / hand grenade",
-    },
-    "es": {
-        "Reunión": "reunión = meeting",
-        "Granada": "granada = pomegranate / grenade, also a Spanish city",
-        "Jersey": "jersey = sweater (Spain)",
-    },
-    "de": {},
+    "Granada": "es name of Grenada; Granada is also a Spanish city and "
+    "province, and granada = pomegranate / grenade",
 }
-# Deliberately NOT denied (checked against the data): names that are first
-# names or only rarely ordinary words, where dropping the country's everyday
-# name would cost more than it saves: en "Chad", "China", "Guinea",
-# "Georgia"; es "China", "Chile", "Cuba", "Malta", "Ecuador", "El Salvador";
-# fr "Chili", "Équateur", "Maurice", "Dominique"; de "Island" (Iceland; an
-# ordinary word only in English, so a matcher that filters keywords by the
-# detected language is not affected).
+# COUNTRY_NAME_CASED: the ordinary word is written in lower case, the country
+# with a capital, so these names are emitted with match "cased" (the same
+# case-sensitive comparison as the ISO codes; accents still ignored) instead
+# of being dropped: "Jersey" stays a keyword for the offshore jurisdiction
+# while "a jersey" does not fire.
+COUNTRY_NAME_CASED = {
+    "Jersey": "jersey (garment, fabric) in en/fr/es/de",
+    "Réunion": "reunion (en), réunion = meeting (fr), reunión (es)",
+    "La Réunion": "la réunion = the meeting (fr)",
+    "Bénin": "bénin = benign (fr: accident bénin, sinistre bénin); "
+    "folds like en/de Benin, es Benín",
+    "Grenade": "fr name of Grenada; grenade = pomegranate, hand grenade (fr, en)",
+    "Island": "de name of Iceland; island (en)",
+}
+# Deliberately left as ordinary fuzzy names (checked against the data): names
+# that are first names, or ordinary words rarely met in questions, where users
+# often type the country in lower case: "Chad", "China", "Chile", "Cuba",
+# "Malta", "Guinea", "Georgia", "Ecuador" / "Équateur", "El Salvador",
+# "Chili", "Polen" (de Poland; es polen = pollen), "Maurice", "Dominique".
+# Not a deny-list matter but worth knowing: names inside longer place names
+# ("Jersey" in "New Jersey", "Georgia" the US state) still match; and CLDR and
+# pycountry now give "Türkiye" in English, so "Turkey" is not a keyword.
 
 # Currencies: a single-word name is dropped when (a) the word occurs in the
-# names of two or more generated currencies in that language (a generic unit
-# word: "won", "som", "kwacha", ...; detected from the data), or (b) it is an
-# ordinary word listed here (compared case- and accent-insensitively, whatever
-# the keyword's language, since these words are ordinary in at least one of
-# en/fr/es/de).  Only single-word names are affected: "South African rand",
+# names of two or more generated currencies in any of the four languages (a
+# generic unit word: "won", "som", "kwacha", ...; detected from the data), or
+# (b) it is an ordinary word listed here (compared case- and
+# accent-insensitively, whatever the keyword's language, for the reason given
+# above).  Only single-word names are affected: "South African rand",
 # "Brazilian real", "réal brésilien" are kept.  The first eight are the
 # generic / ordinary words named in the brief, kept explicitly even where rule
 # (a) already catches them.
@@ -234,6 +255,7 @@ TAIL_PREPOSITION_RE = re.compile(
 # (German capitalises nouns, so the capitalisation test alone misses "Teil").
 PAREN_QUALIFIER_WORDS = {"part", "partie", "parte", "teil", "zona"}
 WORD_RE = re.compile(r"\w+")
+TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 
 
 def clean(text: str) -> str:
@@ -245,9 +267,36 @@ def clean(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """Case- and accent-insensitive key used for uniqueness checks."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    """NFKC, accents stripped, casefolded: as quaestio.analysis.text.fold."""
+    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", stripped).casefold()
+
+
+def strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    )
+
+
+def tokens(text: str) -> list[str]:
+    """Tokens as quaestio finds them: runs of word characters, and each
+    currency sign (Unicode category Sc) on its own."""
+    return [
+        m.group()
+        for m in TOKEN_RE.finditer(text)
+        if m.group()[0].isalnum() or m.group()[0] == "_"
+        or unicodedata.category(m.group()) == "Sc"
+    ]
+
+
+def match_key(text: str, match: str) -> str:
+    """What quaestio compares a keyword on: the folded tokens, or for a
+    ``cased`` row the accent-stripped tokens with their case."""
+    if match == "cased":
+        return " ".join(strip_accents(t) for t in tokens(text))
+    return " ".join(fold(t) for t in tokens(text))
 
 
 def letters(text: str) -> int:
@@ -305,12 +354,13 @@ class Keywords:
         self.rows: list[dict] = []
         self._seen: set[tuple[str, str, str]] = set()
         self.denied: set[tuple[str, str, str, str]] = set()
+        self.cased: set[tuple[str, str, str, str]] = set()
 
     def add(self, concept, language, keyword, priority, weight, match) -> bool:
         keyword = clean(keyword)
         if not keyword:
             return False
-        key = (concept, language, keyword if match == "cased" else fold(keyword))
+        key = (concept, language, match_key(keyword, "fuzzy"))
         if key in self._seen:
             return False
         self._seen.add(key)
@@ -353,7 +403,9 @@ class Keywords:
 
     @staticmethod
     def _text_key(r) -> str:
-        return r["keyword"] if r["match"] == "cased" else fold(r["keyword"])
+        # Rows of different concepts meet when their folded tokens are equal
+        # (a cased row is looked up by its folded tokens too).
+        return match_key(r["keyword"], "fuzzy")
 
 
 # ---------------------------------------------------------------------------
@@ -391,12 +443,13 @@ def country_names(country, lang: str, babel_name: str, tr) -> list[tuple[str, st
     return out
 
 
-def build_countries(added_at: str):
+def build_countries():
     concepts = []
     kw = Keywords()
     locales = {lang: Locale(lang) for lang in LANGS}
     translators = {lang: _translator("iso3166-1", lang) for lang in LANGS}
-    deny = {lang: {fold(k): v for k, v in d.items()} for lang, d in COUNTRY_NAME_DENY.items()}
+    deny = {match_key(k, "fuzzy"): v for k, v in COUNTRY_NAME_DENY.items()}
+    cased = {match_key(k, "fuzzy"): v for k, v in COUNTRY_NAME_CASED.items()}
     for country in sorted(pycountry.countries, key=lambda c: c.alpha_2):
         a2, a3 = country.alpha_2, country.alpha_3
         concept = f"country_{a2.lower()}"
@@ -420,11 +473,16 @@ def build_countries(added_at: str):
                 country, lang, locales[lang].territories[a2], translators[lang]
             )
             for name, prio in names:
-                if fold(name) in deny.get(lang, {}):
-                    kw.denied.add((concept, lang, name, deny[lang][fold(name)]))
+                key = match_key(name, "fuzzy")
+                if key in deny:
+                    kw.denied.add((concept, lang, name, deny[key]))
                     continue
+                match = name_match(name)
+                if key in cased:
+                    kw.cased.add((concept, lang, name, cased[key]))
+                    match = "cased"
                 weight = "1.0" if prio == "primary" else "0.8"
-                kw.add(concept, lang, name, prio, weight, name_match(name))
+                kw.add(concept, lang, name, prio, weight, match)
         kw.add(concept, "*", a2, "secondary", "0.7", "cased")
         kw.add(concept, "*", a3, "secondary", "0.8", "cased")
     return concepts, kw
@@ -469,39 +527,45 @@ def currency_name_forms(code: str, lang: str, iso_name: str) -> list[tuple[str, 
 
 
 def symbol_owners(codes: set[str]) -> dict[str, set[str]]:
-    """symbol -> generated currencies using it, across every babel locale."""
+    """symbol (as its token key) -> generated currencies using it, across
+    every babel locale."""
     owners: dict[str, set[str]] = defaultdict(set)
     for ident in sorted(localedata.locale_identifiers()):
         try:
-            loc = Locale.parse(ident)
-            symbols = loc.currency_symbols
+            symbols = Locale.parse(ident).currency_symbols
         except Exception:  # pragma: no cover - unparsable locale ids
             continue
         for code, sym in symbols.items():
             if code in codes:
-                owners[clean(sym)].add(code)
+                owners[match_key(clean(sym), "cased")].add(code)
     return owners
 
 
 def symbol_ok(sym: str, code: str, owners, all_codes: set[str]) -> tuple[bool, str]:
+    """Whether a babel symbol is emitted; the reason when it is not."""
     if sym == code:
         return False, "same as the ISO code"
-    if len(owners.get(sym, ())) > 1:
-        return False, "ambiguous: " + " ".join(sorted(owners[sym]))
-    tokens = WORD_RE.findall(sym)
-    if not tokens:
-        return True, ""  # pure symbol: €, ₹, ₩ ...
-    # Mixed forms ("US$", "R$", "£GB", "Cg.") collapse to a country code or a
-    # one/two-letter token once a question is tokenized on non-word
-    # characters; keep only purely alphabetic symbols ("FCFA", "F CFA").
-    if sym != " ".join(tokens) or not all(t.isalpha() for t in tokens):
-        return False, "collapses to a short token or a code when tokenized"
-    if letters(sym) < 3 or any(t in all_codes for t in tokens):
-        return False, "too short, or spells an ISO code"
+    key = match_key(sym, "cased")
+    if not key:
+        return False, "no token"
+    if len(owners.get(key, ())) > 1:
+        return False, "ambiguous: " + " ".join(sorted(owners[key]))
+    toks = key.split(" ")
+    if any(len(t) == 1 and t.lower() in "aeiouy" for t in toks):
+        # "A$" is the tokens "A" "$", which is also "A $500 deductible ..."
+        return False, "has a one-letter token that is an ordinary word"
+    if any(len(t) == 1 and unicodedata.category(t) == "Sc" for t in toks):
+        # "€", "₹", "US$" (tokens "US" "$"), "R$", "£GB": the currency sign
+        # is a token of its own, so these never meet a bare code.
+        return True, ""
+    # only word tokens: "FCFA", "F CFA" are fine; "Cg." would be the token
+    # "Cg" alone, and a token that is an ISO code would meet that code.
+    if letters(sym) < 3 or any(t in all_codes for t in toks):
+        return False, "tokenizes to a short word or an ISO code"
     return True, ""
 
 
-def build_currencies(added_at: str):
+def build_currencies():
     codes, skipped = active_currency_codes()
     code_set = set(codes)
     country_codes = {c.alpha_2 for c in pycountry.countries} | {
@@ -520,12 +584,12 @@ def build_currencies(added_at: str):
         for code in codes
     }
     # generic unit words: a word occurring in names of >= 2 currencies
-    word_codes: dict[tuple[str, str], set[str]] = defaultdict(set)
+    word_codes: dict[str, set[str]] = defaultdict(set)
     for code in codes:
         for lang in LANGS:
             for name, _ in forms[code][lang]:
                 for w in WORD_RE.findall(name):
-                    word_codes[(lang, fold(w))].add(code)
+                    word_codes[fold(w)].add(code)
     deny = {fold(k): v for k, v in CURRENCY_WORD_DENY.items()}
 
     concepts = []
@@ -550,10 +614,10 @@ def build_currencies(added_at: str):
                 words = WORD_RE.findall(name)
                 if len(words) == 1:
                     w = fold(words[0])
-                    if len(word_codes[(lang, w)]) > 1:
+                    if len(word_codes[w]) > 1:
                         kw.denied.add(
                             (concept, lang, name, "generic unit word shared by "
-                             + " ".join(sorted(word_codes[(lang, w)])))
+                             + " ".join(sorted(word_codes[w])))
                         )
                         continue
                     if w in deny:
@@ -617,8 +681,8 @@ def main(argv: list[str] | None = None) -> int:
 
     log = lambda *a: print(*a, file=sys.stderr)  # noqa: E731
 
-    c_concepts, c_kw = build_countries(args.added_at)
-    u_concepts, u_kw, skipped, symbol_skips = build_currencies(args.added_at)
+    c_concepts, c_kw = build_countries()
+    u_concepts, u_kw, skipped, symbol_skips = build_currencies()
 
     for name, concepts, kw in (
         ("countries", c_concepts, c_kw),
@@ -630,20 +694,23 @@ def main(argv: list[str] | None = None) -> int:
         write_csv(args.out / f"concepts.{name}.csv", CONCEPT_COLUMNS, concepts)
         write_csv(args.out / f"concept_keywords.{name}.csv", KEYWORD_COLUMNS, rows)
         log(f"{name}: {len(concepts)} concepts, {len(rows)} keywords, "
-            f"{len(kw.denied)} denied, {len(kw.collision_dropped)} dropped as "
+            f"{len(kw.denied)} denied, {len(kw.cased)} names made cased, "
+            f"{len(kw.collision_dropped)} dropped as "
             f"shared secondaries, {len(shared)} shared primaries")
         if args.verbose:
             for d in sorted(kw.denied):
                 log("  denied", d)
+            for d in sorted(kw.cased):
+                log("  cased", d)
             for d in kw.collision_dropped:
                 log("  shared secondary dropped", d)
             for t, cs in shared:
                 log("  shared primary kept", t, cs)
-    hit = {(lang, fold(name)) for _, lang, name, _ in c_kw.denied}
-    for lang, names in COUNTRY_NAME_DENY.items():
-        for name in names:
-            if (lang, fold(name)) not in hit:
-                log(f"warning: country deny entry {lang}:{name!r} matched nothing")
+    for table, seen in ((COUNTRY_NAME_DENY, c_kw.denied), (COUNTRY_NAME_CASED, c_kw.cased)):
+        hit = {match_key(name, "fuzzy") for _, _, name, _ in seen}
+        for name in table:
+            if match_key(name, "fuzzy") not in hit:
+                log(f"warning: country list entry {name!r} matched nothing")
     hit = {fold(name) for _, _, name, _ in u_kw.denied}
     for word in CURRENCY_WORD_DENY:
         if fold(word) not in hit:

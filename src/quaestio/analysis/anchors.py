@@ -3,14 +3,17 @@ found by the `anchors` rows. Where two anchors overlap, the longer wins, then th
 
 from __future__ import annotations
 
-from ..types import Keyword, KeywordSource
+from ..types import KeywordSource
 from .draft import Draft
-from .rules import anchor_rules, finditer
+from .rules import anchor_rules, finditer, may_match
 
 
 def anchor_keywords(draft: Draft) -> None:
+    rules = anchor_rules(draft.sats)
+    if not may_match(draft, rules, draft.original):
+        return
     candidates = []
-    for order, rule in enumerate(anchor_rules(draft.sats)):
+    for order, rule in enumerate(rules):
         for m in finditer(draft, rule, draft.original):
             candidates.append((-(m.end() - m.start()), order, m.start(), m.end(), rule))
     taken: list[tuple[int, int]] = list(draft.protected)
@@ -22,6 +25,5 @@ def anchor_keywords(draft: Draft) -> None:
         chosen.append((start, end, rule))
     for start, end, rule in sorted(chosen, key=lambda c: c[0]):
         draft.protected.append((start, end))
-        draft.keywords.append(Keyword(text=draft.original[start:end], weight=rule.weight,
-                                      source=KeywordSource.ANCHOR, span_start=start,
-                                      span_end=end, rule_id=f"anchors:{rule.rule_id}"))
+        draft.add_keyword(draft.original[start:end], rule.weight, KeywordSource.ANCHOR,
+                          span=(start, end), rule_id=f"anchors:{rule.rule_id}")

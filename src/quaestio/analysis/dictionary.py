@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import ahocorasick
 
 from ..satellites import Satellites
-from ..types import AmbiguousKeyword, Keyword, KeywordSource
+from ..types import AmbiguousKeyword, KeywordSource
 from .draft import Draft
 from .language import stopwords_for
 from .text import fold, strip_accents, tokenize
@@ -128,21 +128,36 @@ def _expand(draft: Draft, index: DictionaryIndex, concept: str, matched: list[in
             first: int, last: int) -> None:
     lang = draft.language
     best = min(matched, key=lambda i: _rank(index.entries[i], lang))
-    start, end = draft.tokens[first].start, draft.tokens[last].end
-    known = {(k.concept, k.text) for k in draft.keywords}
-    if concept not in draft.concepts:
-        draft.concepts.append(concept)
-    for i in [best] + sorted(index.by_concept[concept], key=lambda j: _rank(index.entries[j], lang)):
-        e = index.entries[i]
-        if (concept, e.keyword) in known:
-            continue
-        known.add((concept, e.keyword))
-        span = (start, end) if i == best else (None, None)
-        draft.keywords.append(Keyword(
-            text=e.keyword, weight=e.weight, source=KeywordSource.EXPERT_DICTIONARY,
-            concept=concept, language=e.language, keyword_priority=e.priority,
-            semantic_group=concept, span_start=span[0], span_end=span[1],
-            rule_id=f"concept_keywords:{concept}/{e.language}/{e.keyword}"))
+    span = (draft.tokens[first].start, draft.tokens[last].end)
+    if concept in draft.concepts:
+        draft.keywords.append({**_keyword(index, best), "span_start": span[0],
+                               "span_end": span[1]})
+        return
+    draft.concepts.append(concept)
+    variants = _variants(draft.sats, index, concept, lang)
+    draft.keywords.append({**variants[best], "span_start": span[0], "span_end": span[1]})
+    draft.keywords += [dict(k) for i, k in variants.items() if i != best]
+
+
+def _variants(sats: Satellites, index: DictionaryIndex, concept: str,
+              language: str | None) -> dict[int, dict]:
+    """A concept's keywords, best first for this language, built once per (concept, language);
+    the caller copies them."""
+    cache = sats.cached("variant_order", lambda s: {})
+    key = (concept, language)
+    if key not in cache:
+        order = sorted(index.by_concept[concept], key=lambda j: _rank(index.entries[j], language))
+        cache[key] = {i: _keyword(index, i) for i in order}
+    return cache[key]
+
+
+def _keyword(index: DictionaryIndex, i: int) -> dict:
+    e = index.entries[i]
+    return {"text": e.keyword, "weight": e.weight, "source": KeywordSource.EXPERT_DICTIONARY,
+            "span_start": None, "span_end": None,
+            "rule_id": f"concept_keywords:{e.concept}/{e.language}/{e.keyword}",
+            "concept": e.concept, "language": e.language, "keyword_priority": e.priority,
+            "semantic_group": e.concept}
 
 
 def _rank(e: Entry, language: str | None) -> tuple:

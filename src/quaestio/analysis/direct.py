@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..types import Keyword, KeywordSource
+from ..types import KeywordSource
 from .draft import Draft
 from .language import stopwords_for
 
@@ -20,6 +20,5 @@ def direct_keywords(draft: Draft) -> None:
             continue
         fix = draft.corrections.get(i)
         text = fix.corrected if fix else unicodedata.normalize("NFKC", tok.text).lower()
-        draft.keywords.append(Keyword(text=text, weight=weight, source=KeywordSource.DIRECT,
-                                      language=draft.language, span_start=tok.start,
-                                      span_end=tok.end, rule_id="token"))
+        draft.add_keyword(text, weight, KeywordSource.DIRECT, span=(tok.start, tok.end),
+                          rule_id="token", language=draft.language)

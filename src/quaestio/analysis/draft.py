@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..satellites import Satellites
-from ..types import AmbiguousKeyword, Keyword, SpellingCorrection
+from ..types import AmbiguousKeyword, KeywordSource, SpellingCorrection
 from .text import Token, fold
 
 
@@ -19,12 +19,23 @@ class Draft:
     language: str | None = None
     # Spans (start, end) that later steps must leave alone: quoted terms, anchors.
     protected: list[tuple[int, int]] = field(default_factory=list)
-    keywords: list[Keyword] = field(default_factory=list)
+    # Plain dicts with the fields of `Keyword`: the row validates them all at once at the end,
+    # which costs a fraction of building one model per keyword.
+    keywords: list[dict[str, Any]] = field(default_factory=list)
     corrections: dict[int, SpellingCorrection] = field(default_factory=dict)
     concepts: list[str] = field(default_factory=list)
     ambiguous: list[AmbiguousKeyword] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+
+    def add_keyword(self, text: str, weight: float, source: KeywordSource, *,
+                    span: tuple[int, int] | None = None, rule_id: str | None = None,
+                    **fields: Any) -> None:
+        """Record one keyword; `fields` are the other `Keyword` fields (concept, language...)."""
+        start, end = span if span is not None else (None, None)
+        self.keywords.append({"text": text, "weight": weight, "source": source,
+                              "span_start": start, "span_end": end, "rule_id": rule_id,
+                              **fields})
 
     def is_protected(self, token: Token) -> bool:
         return any(s < token.end and token.start < e for s, e in self.protected)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import regex
 
-from ..types import Keyword, KeywordSource
+from ..types import KeywordSource
 from .draft import Draft
-from .rules import cue_rules, finditer
+from .rules import cue_rules, finditer, may_match
 
 _SEPARATOR = regex.compile(r"\s*[,;]\s*(?:(?:and|or|et|ou|y|o|e|u)\s+)?|\s+(?:and|or|et|ou|y|o|e|u)\s+")
 _TRIM = " \t\"'“”«»„`.:"
@@ -17,7 +17,8 @@ def explicit_keywords(draft: Draft) -> None:
     weight = draft.sats.defaults.weight_explicit
     found: list[tuple[int, int, str, str]] = []  # start, end, text, rule_id
     quoted: list[tuple[int, int]] = []
-    for rule in cue_rules(draft.sats, "explicit_quote"):
+    quotes = cue_rules(draft.sats, "explicit_quote")
+    for rule in quotes if may_match(draft, quotes, draft.original) else ():
         for m in finditer(draft, rule, draft.original):
             if _overlaps(m.span(), quoted):
                 continue
@@ -28,7 +29,8 @@ def explicit_keywords(draft: Draft) -> None:
                 found.append((start + lead, start + lead + len(text), text, rule.rule_id))
                 quoted.append(m.span())
     ends = cue_rules(draft.sats, "explicit_list_end")
-    for rule in cue_rules(draft.sats, "explicit_list"):
+    lists = cue_rules(draft.sats, "explicit_list")
+    for rule in lists if may_match(draft, lists, draft.original) else ():
         for m in finditer(draft, rule, draft.original):
             stop = min((e.start() for end_rule in ends
                         for e in finditer(draft, end_rule, draft.original, m.end())[:1]),
@@ -41,8 +43,8 @@ def explicit_keywords(draft: Draft) -> None:
         if _overlaps((start, end), draft.protected):
             continue
         draft.protected.append((start, end))
-        draft.keywords.append(Keyword(text=text, weight=weight, source=KeywordSource.EXPLICIT,
-                                      span_start=start, span_end=end, rule_id=rule_id))
+        draft.add_keyword(text, weight, KeywordSource.EXPLICIT, span=(start, end),
+                          rule_id=rule_id)
     draft.protected += quoted
 
 

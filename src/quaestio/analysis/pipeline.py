@@ -102,13 +102,13 @@ def _default_id(text: str) -> str:
     return "q_" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def _deduplicate(keywords):
-    best = {}
+def _deduplicate(keywords: list[dict]) -> list[dict]:
+    best: dict[str, dict] = {}
     for k in keywords:
-        key = fold(k.text)
+        key = fold(k["text"])
         held = best.get(key)
-        if held is None or (_PRECEDENCE[k.source], -k.weight) < (_PRECEDENCE[held.source],
-                                                                  -held.weight):
+        if held is None or ((_PRECEDENCE[k["source"]], -k["weight"])
+                            < (_PRECEDENCE[held["source"]], -held["weight"])):
             best[key] = k
     keep = {id(k) for k in best.values()}
     return [k for k in keywords if id(k) in keep]

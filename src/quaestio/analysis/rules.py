@@ -1,4 +1,9 @@
-"""Compiled rule rows (cues, anchors) and time-limited matching of analyst-written regexes."""
+"""Compiled rule rows (cues, anchors) and time-limited matching of analyst-written regexes.
+
+Each family of rules also gets one combined alternation used as a prefilter: when it finds
+nothing, no rule of the family can match, and the per-rule scans are skipped. Most questions
+hold no quote, list or anchor, so they pay for one scan per family instead of one per rule.
+"""
 
 from __future__ import annotations
 
@@ -22,33 +27,70 @@ class Rule:
     weight: float
 
 
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+    prefilter: regex.Pattern | None  # None when the patterns cannot be combined
+
+    def __iter__(self):
+        return iter(self.rules)
+
+
 def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
     spec = SPECS[table]
     col = next(c for c in spec.columns if c.name == "pattern")
-    rules = []
-    for rec in sats.tables[table].iter_rows(named=True):
-        rules.append(Rule(rec[id_col], rec.get("family") or table, rec.get("target"),
-                          rec.get("language") or "*",
-                          compile_pattern(rec["pattern"], pattern_flags(spec, col, rec)),
-                          rec["weight"]))
-    return rules
+    return [Rule(rec[id_col], rec.get("family") or table, rec.get("target"),
+                 rec.get("language") or "*",
+                 compile_pattern(rec["pattern"], pattern_flags(spec, col, rec)), rec["weight"])
+            for rec in sats.tables[table].iter_rows(named=True)]
 
 
-def cue_rules(sats: Satellites, family: str) -> list[Rule]:
-    rules = sats.cached("cue_rules", lambda s: _compile(s, "cues", "cue_id"))
-    return [r for r in rules if r.family == family]
+def _ruleset(rules: list[Rule]) -> RuleSet:
+    parts = []
+    for rule in rules:
+        flag = "i" if rule.pattern.flags & regex.IGNORECASE else "-i"
+        parts.append(f"(?{flag}:{rule.pattern.pattern})")
+    try:
+        prefilter = regex.compile("|".join(parts)) if parts else None
+    except regex.error:  # e.g. numbered back-references that the alternation would shift
+        prefilter = None
+    return RuleSet(tuple(rules), prefilter)
 
 
-def anchor_rules(sats: Satellites) -> list[Rule]:
-    return sats.cached("anchor_rules", lambda s: _compile(s, "anchors", "anchor_id"))
+def _by_family(sats: Satellites) -> dict[str, RuleSet]:
+    families: dict[str, list[Rule]] = {}
+    for rule in _compile(sats, "cues", "cue_id"):
+        families.setdefault(rule.family, []).append(rule)
+    return {family: _ruleset(rules) for family, rules in families.items()}
+
+
+def cue_rules(sats: Satellites, family: str) -> RuleSet:
+    return sats.cached("cue_rules", _by_family).get(family, RuleSet((), None))
+
+
+def anchor_rules(sats: Satellites) -> RuleSet:
+    return sats.cached("anchor_rules", lambda s: _ruleset(_compile(s, "anchors", "anchor_id")))
+
+
+def may_match(draft: Draft, ruleset: RuleSet, text: str, pos: int = 0) -> bool:
+    """False only when no rule of the set can match `text` from `pos`."""
+    if ruleset.prefilter is None:
+        return bool(ruleset.rules)
+    try:
+        return ruleset.prefilter.search(text, pos, timeout=_timeout(draft)) is not None
+    except TimeoutError:
+        return True  # let the rules run one by one, each under its own limit
 
 
 def finditer(draft: Draft, rule: Rule, text: str, pos: int = 0) -> list[regex.Match]:
     """All matches of an analyst's regex, or none (and a W101 warning) when it runs too long."""
-    timeout = draft.sats.defaults.regex_timeout_ms / 1000
     try:
-        return list(rule.pattern.finditer(text, pos, timeout=timeout))
+        return list(rule.pattern.finditer(text, pos, timeout=_timeout(draft)))
     except TimeoutError:
         draft.warnings.append(f"{WarningCode.W101_REGEX_TIMEOUT}: rule {rule.rule_id!r} "
                               f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped")
         return []
+
+
+def _timeout(draft: Draft) -> float:
+    return draft.sats.defaults.regex_timeout_ms / 1000

@@ -131,9 +131,9 @@ def load_satellites(path: str | Path | None = None, *,
     tables, origins = {}, {}
     for name, spec in SPECS.items():
         frame = _concat(raw[name])
-        if override:
-            frame = frame.unique(subset=list(k for k in spec.key if k in frame.columns),
-                                 keep="last", maintain_order=True)
+        key = [k for k in spec.key if k in frame.columns]
+        if override and key:
+            frame = frame.unique(subset=key, keep="last", maintain_order=True)
         typed, problems = validate_table(spec, frame)
         failures += problems
         tables[name] = typed
