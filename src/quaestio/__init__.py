@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from .analysis import DEFAULT_STEPS, parse_question, parse_questions  # noqa: E402
+from .analysis import DEFAULT_STEPS, parse_question, parse_questions, prepare  # noqa: E402
 from .errors import (QuaestioError, QuestionError, ReasonCode, SatelliteError,  # noqa: E402
                      UnknownNameError)
 from .satellites import Satellites, load_satellites  # noqa: E402
@@ -14,5 +14,5 @@ __all__ = [
     "COLUMNS", "DEFAULT_STEPS", "QUESTION_SCHEMA", "AnswerShape", "Keyword", "KeywordSource",
     "ParsedQuestion", "QuaestioError", "QuestionError", "ReasonCode", "SatelliteError",
     "Satellites", "ScopeFilters", "StructuralHints", "UnknownNameError", "load_satellites",
-    "parse_question", "parse_questions",
+    "parse_question", "parse_questions", "prepare",
 ]

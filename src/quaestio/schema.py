@@ -69,10 +69,22 @@ COLUMNS: tuple[str, ...] = tuple(QUESTION_SCHEMA.names)
 
 def to_record(row: ParsedQuestion) -> dict[str, Any]:
     """Flatten one row into a dict keyed by question_df column."""
-    data = row.model_dump(mode="python")
-    for family in FAMILIES:
-        data.update(data.pop(family))
-    return data
+    # Reading the validated models' __dict__ directly is twice as fast as model_dump, and
+    # the values are already plain (StrEnum members are str for Arrow).
+    record: dict[str, Any] = {}
+    for name, value in row.__dict__.items():
+        if name in FAMILIES:
+            record.update((n, _plain(v)) for n, v in value.__dict__.items())
+        else:
+            record[name] = _plain(value)
+    return record
+
+
+def _plain(value: Any) -> Any:
+    # Item models (Keyword, ScopeItem, ...) hold only scalars and lists of scalars: one level.
+    if type(value) is list and value and isinstance(value[0], BaseModel):
+        return [dict(v.__dict__) for v in value]
+    return value
 
 
 def from_record(record: dict[str, Any]) -> ParsedQuestion:

@@ -1,6 +1,6 @@
 """The parse steps: read satellites, write a question's row."""
 
 from .batch import parse_questions
-from .pipeline import DEFAULT_STEPS, Step, check_question, parse_question
+from .pipeline import DEFAULT_STEPS, Step, check_question, parse_question, prepare
 
-__all__ = ["DEFAULT_STEPS", "Step", "check_question", "parse_question", "parse_questions"]
+__all__ = ["DEFAULT_STEPS", "Step", "check_question", "parse_question", "parse_questions", "prepare"]

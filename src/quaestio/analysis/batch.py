@@ -12,9 +12,9 @@ import pyarrow as pa
 
 from ..errors import QuaestioError, QuestionError, ReasonCode
 from ..satellites import Satellites, bundled_satellites
-from ..schema import ENGINES, rows_to_table, table_to_frame
+from ..schema import ENGINES, QUESTION_SCHEMA, table_to_frame, to_record
 from ..types import ParsedQuestion, Provenance
-from .pipeline import DEFAULT_STEPS, Step, parse_question
+from .pipeline import DEFAULT_STEPS, Step, parse_record
 
 Errors = Literal["collect", "raise", "warn"]
 
@@ -65,18 +65,18 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
     with _gc_paused():
         for n, (qid, text) in enumerate(_progress(zip(ids, texts), len(texts), progress)):
             try:
-                rows.append(parse_question(_checked(text, n, question_column), sats,
-                                           question_id=qid, language=language, steps=steps))
+                rows.append(parse_record(_checked(text, n, question_column), sats,
+                                         question_id=qid, language=language, steps=steps))
             except Exception as exc:
                 if errors == "raise":
                     raise
-                rows.append(_error_row(qid, text, exc, sats))
+                rows.append(to_record(_error_row(qid, text, exc, sats)))
                 if errors == "warn":
                     warnings.warn(f"question {qid!r}: {exc}", stacklevel=2)
             if len(rows) == _ROWS_PER_PART:  # keep few row objects alive: memory stays flat
-                parts.append(rows_to_table(rows))
+                parts.append(pa.Table.from_pylist(rows, schema=QUESTION_SCHEMA))
                 rows = []
-        parts.append(rows_to_table(rows))
+        parts.append(pa.Table.from_pylist(rows, schema=QUESTION_SCHEMA))
     return table_to_frame(pa.concat_tables(parts).combine_chunks(), engine)
 
 

@@ -27,6 +27,8 @@ class Draft:
     ambiguous: list[AmbiguousKeyword] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+    # Any other question_df column a step fills, by name (answer_type, pages_hint, ...).
+    columns: dict[str, Any] = field(default_factory=dict)
 
     def add_keyword(self, text: str, weight: float, source: KeywordSource, *,
                     span: tuple[int, int] | None = None, rule_id: str | None = None,

@@ -8,7 +8,8 @@ from typing import Any, Callable, Sequence
 from .. import __version__
 from ..errors import QuestionError, ReasonCode
 from ..satellites import Satellites, bundled_satellites
-from ..types import KeywordSource, ParsedQuestion, Provenance
+from ..schema import from_record, to_record
+from ..types import KeywordSource, ParsedQuestion
 from .anchors import anchor_keywords
 from .dictionary import dictionary_keywords
 from .direct import direct_keywords
@@ -36,6 +37,24 @@ DEFAULT_STEPS: tuple[Step, ...] = (
 _PRECEDENCE = {s: n for n, s in enumerate((KeywordSource.EXPLICIT, KeywordSource.ANCHOR,
                                            KeywordSource.EXPERT_DICTIONARY,
                                            KeywordSource.DIRECT, KeywordSource.LLM_REWRITE))}
+
+
+def prepare(satellites: Satellites | None = None) -> Satellites:
+    """Build every index the steps use now rather than on the first question.
+
+    A service calls this at start-up so that no user waits for the automaton, the spelling
+    index or a language's word list to load. Returns the satellites it prepared.
+    """
+    from .dictionary import dictionary_index
+    from .spelling import _deletion_index, language_vocabulary
+
+    sats = satellites if satellites is not None else bundled_satellites()
+    dictionary_index(sats)
+    sats.cached("deletion_index", _deletion_index)
+    for language in sats.stopwords["language"].unique().sort():
+        language_vocabulary(language)
+    parse_question("warm up the rules", sats)
+    return sats
 
 
 def check_question(question: Any, *, row: int | None = None,
@@ -78,6 +97,18 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
         >>> row.keywords_by_source("explicit")
         ['force majeure']
     """
+    return from_record(parse_record(question, satellites, question_id=question_id,
+                                    language=language, steps=steps))
+
+
+def parse_record(question: str, satellites: Satellites | None = None, *,
+                 question_id: str | None = None, language: str | None = None,
+                 steps: Sequence[Step] = DEFAULT_STEPS) -> dict[str, Any]:
+    """Run the steps and return the flat question_df record, unvalidated.
+
+    `parse_question` validates it into a `ParsedQuestion`; `parse_questions` hands records
+    straight to Arrow, whose schema checks every type, which saves a model per row.
+    """
     started = time.perf_counter()
     text = check_question(question, column="question")
     sats = satellites if satellites is not None else bundled_satellites()
@@ -85,15 +116,22 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
                   tokens=tokenize(text), options={"language": language})
     for step in steps:
         step(draft)
-    return ParsedQuestion(
+    record = dict(_DEFAULT_RECORD)
+    record.update(draft.columns)
+    record.update(
         question_id=draft.question_id, original_question=text,
         corrected_question=clean(draft.corrected_text()), language=draft.language,
-        spelling_corrections=sorted(draft.corrections.values(), key=lambda c: c.span_start),
+        spelling_corrections=[dict(c.__dict__) for c in
+                              sorted(draft.corrections.values(), key=lambda c: c.span_start)],
         keywords=_deduplicate(draft.keywords), concepts=draft.concepts,
-        ambiguous_keywords=draft.ambiguous,
-        provenance=Provenance(satellites_version=sats.version, quaestio_version=__version__,
-                              warnings=draft.warnings,
-                              latency_ms=(time.perf_counter() - started) * 1000))
+        ambiguous_keywords=[dict(a.__dict__) for a in draft.ambiguous],
+        satellites_version=sats.version, quaestio_version=__version__,
+        warnings=draft.warnings, latency_ms=(time.perf_counter() - started) * 1000)
+    return record
+
+
+# Columns that no step has set keep the documented defaults of the row model.
+_DEFAULT_RECORD = to_record(ParsedQuestion(question_id="", original_question=None))
 
 
 def _default_id(text: str) -> str:

@@ -63,11 +63,13 @@ def correct_spelling(draft: Draft) -> None:
     stop = draft.sats.cached("stopword_index", _stopword_index)
     vocab = language_vocabulary(draft.language or d.default_language)
     deletes = None
+    shouting = not any(c.islower() for c in draft.original)
     for i, tok in enumerate(draft.tokens):
         word = tok.folded
         if (len(word) < d.fuzzy_min_length or not tok.is_word or word in index.token_counts
-                or word in stop or word in vocab or draft.is_protected(tok)):
-            continue  # known words, including real words the dictionary lacks, stay as typed
+                or word in stop or word in vocab or draft.is_protected(tok)
+                or (tok.text.isupper() and not shouting)):
+            continue  # known words (even ones the dictionary lacks) and acronyms stay as typed
         if deletes is None:
             deletes = draft.sats.cached("deletion_index", _deletion_index)
         name = _looks_like_a_name(draft, i)
