@@ -1,0 +1,50 @@
+"""What an install gives: bundled data regenerates identically, imports stay light."""
+
+import filecmp
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "src" / "quaestio" / "satellites" / "data"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pycountry") is None
+                    or importlib.util.find_spec("babel") is None,
+                    reason="needs the 'generate' extra: pip install '.[generate]'")
+def test_closed_sets_are_exactly_what_the_generator_writes(tmp_path):
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "generate_closed_sets.py"),
+                    "--out", str(tmp_path)], check=True, capture_output=True)
+    written = sorted(p.name for p in tmp_path.glob("*.csv"))
+    assert written == ["concept_keywords.countries.csv", "concept_keywords.currencies.csv",
+                       "concepts.countries.csv", "concepts.currencies.csv"]
+    for name in written:
+        assert filecmp.cmp(tmp_path / name, DATA / name, shallow=False), (
+            f"{name} differs from the generator's output: edit the script, not the file")
+
+
+def test_import_is_light():
+    code = ("import sys, quaestio; "
+            "heavy = [m for m in ('openai', 'torch', 'spellchecker', 'tqdm', 'click') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_prepare_builds_every_index(tiny_sats):
+    from quaestio import prepare
+
+    assert prepare(tiny_sats) is tiny_sats
+    for key in ("dictionary_index", "deletion_index", "cue_rules", "anchor_rules"):
+        assert key in tiny_sats._cache, key
+
+
+def test_bundled_tables_ship_inside_the_package():
+    from importlib import resources
+
+    files = {p.name for p in (resources.files("quaestio.satellites") / "data").iterdir()}
+    assert {"concepts.insurance.csv", "stopwords.csv", "defaults.csv"} <= files
