@@ -97,3 +97,9 @@ def test_batch_equals_single_parses(tiny_sats):
     for i, q in enumerate(questions):
         row = parse_question(q, tiny_sats, question_id=f"q{i}")
         assert [k["text"] for k in qdf.keywords.iloc[i]] == [k.text for k in row.keywords]
+
+
+def test_progress_bar_goes_to_stderr(tiny_sats, capsys):
+    parse_questions(["premium?"] * 3, tiny_sats, progress=True)
+    captured = capsys.readouterr()
+    assert "3/3" in captured.err and captured.out == ""

@@ -16,14 +16,11 @@ def anchor_keywords(draft: Draft) -> None:
     for order, rule in enumerate(rules):
         for m in finditer(draft, rule, draft.original):
             candidates.append((-(m.end() - m.start()), order, m.start(), m.end(), rule))
-    taken: list[tuple[int, int]] = list(draft.protected)
     chosen = []
     for _, _, start, end, rule in sorted(candidates):
-        if any(s < end and start < e for s, e in taken):
-            continue
-        taken.append((start, end))
-        chosen.append((start, end, rule))
+        if not draft.is_span_protected(start, end):
+            draft.protect(start, end)
+            chosen.append((start, end, rule))
     for start, end, rule in sorted(chosen, key=lambda c: c[0]):
-        draft.protected.append((start, end))
         draft.add_keyword(draft.original[start:end], rule.weight, KeywordSource.ANCHOR,
                           span=(start, end), rule_id=f"anchors:{rule.rule_id}")

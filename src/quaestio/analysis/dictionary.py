@@ -109,8 +109,13 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
         if ok:
             spans.setdefault((first, last), []).extend(ok)
     # A keyword inside a longer matched keyword is less specific: the longer one wins.
-    return {s: ids for s, ids in spans.items()
-            if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)}
+    # Sorted by start, longest first, a span is inside another iff an earlier one ends later.
+    kept, reach = {}, -1
+    for span in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if span[1] > reach:
+            kept[span] = spans[span]
+            reach = span[1]
+    return kept
 
 
 def _accept(draft: Draft, entry: Entry, first: int, last: int, shouting: bool) -> bool:
@@ -180,16 +185,25 @@ def _concept_context(sats: Satellites, index: DictionaryIndex, concept: str) -> 
     return cache[concept]
 
 
+def _context(draft: Draft) -> Counter:
+    """Stems of the question's content words, counted once per question."""
+    if "context_stems" not in draft.options:
+        stop = stopwords_for(draft.sats, draft.language)
+        draft.options["context_stems"] = Counter(
+            _stem(draft.folded(i)) for i, t in enumerate(draft.tokens)
+            if len(t.folded) > 2 and draft.folded(i) not in stop)
+    return draft.options["context_stems"]
+
+
 def _disambiguate(draft: Draft, index: DictionaryIndex, span: tuple[int, int], ids: list[int],
                   concepts: list[str]) -> str:
-    stop = stopwords_for(draft.sats, draft.language)
-    context = {_stem(draft.folded(i)) for i, t in enumerate(draft.tokens)
-               if not span[0] <= i <= span[1] and len(t.folded) > 2
-               and draft.folded(i) not in stop}
+    context = _context(draft)
+    own = Counter(_stem(draft.folded(i)) for i in range(span[0], span[1] + 1))
     keys = {}
     for concept in concepts:
         entries = [index.entries[i] for i in ids if index.entries[i].concept == concept]
-        overlap = len(context & _concept_context(draft.sats, index, concept))
+        overlap = sum(1 for stem in _concept_context(draft.sats, index, concept)
+                      if context[stem] > own[stem])
         keys[concept] = (overlap,
                          any(e.language in (draft.language, "*") for e in entries),
                          any(e.priority == "primary" for e in entries),

@@ -17,8 +17,9 @@ class Draft:
     sats: Satellites
     tokens: list[Token]
     language: str | None = None
-    # Spans (start, end) that later steps must leave alone: quoted terms, anchors.
-    protected: list[tuple[int, int]] = field(default_factory=list)
+    # Characters that later steps must leave alone (quoted terms, anchors), one flag per
+    # character, so that checking a span costs its length, not the number of spans.
+    _protected: bytearray | None = None
     # Plain dicts with the fields of `Keyword`: the row validates them all at once at the end,
     # which costs a fraction of building one model per keyword.
     keywords: list[dict[str, Any]] = field(default_factory=list)
@@ -39,8 +40,16 @@ class Draft:
                               "span_start": start, "span_end": end, "rule_id": rule_id,
                               **fields})
 
+    def protect(self, start: int, end: int) -> None:
+        if self._protected is None:
+            self._protected = bytearray(len(self.original))
+        self._protected[start:end] = b"\x01" * (end - start)
+
+    def is_span_protected(self, start: int, end: int) -> bool:
+        return self._protected is not None and 1 in self._protected[start:end]
+
     def is_protected(self, token: Token) -> bool:
-        return any(s < token.end and token.start < e for s, e in self.protected)
+        return self.is_span_protected(token.start, token.end)
 
     def folded(self, i: int) -> str:
         """Token i's matching form, after spelling correction."""

@@ -7,7 +7,7 @@ import regex
 
 from ..types import KeywordSource
 from .draft import Draft
-from .rules import cue_rules, finditer, may_match
+from .rules import cue_rules, finditer, may_match, search
 
 _SEPARATOR = regex.compile(r"\s*[,;]\s*(?:(?:and|or|et|ou|y|o|e|u)\s+)?|\s+(?:and|or|et|ou|y|o|e|u)\s+")
 _TRIM = " \t\"'“”«»„`.:"
@@ -16,36 +16,35 @@ _TRIM = " \t\"'“”«»„`.:"
 def explicit_keywords(draft: Draft) -> None:
     weight = draft.sats.defaults.weight_explicit
     found: list[tuple[int, int, str, str]] = []  # start, end, text, rule_id
-    quoted: list[tuple[int, int]] = []
     quotes = cue_rules(draft.sats, "explicit_quote")
     for rule in quotes if may_match(draft, quotes, draft.original) else ():
         for m in finditer(draft, rule, draft.original):
-            if _overlaps(m.span(), quoted):
-                continue
-            start, end = m.span("term")
+            if draft.is_span_protected(*m.span()):
+                continue  # inside a quote another quote form already took
+            start = m.start("term")
             text = m.group("term").strip()
             if text:
-                lead = len(m.group("term")) - len(m.group("term").lstrip())
-                found.append((start + lead, start + lead + len(text), text, rule.rule_id))
-                quoted.append(m.span())
+                start += len(m.group("term")) - len(m.group("term").lstrip())
+                found.append((start, start + len(text), text, rule.rule_id))
+                draft.protect(*m.span())
     ends = cue_rules(draft.sats, "explicit_list_end")
     lists = cue_rules(draft.sats, "explicit_list")
     for rule in lists if may_match(draft, lists, draft.original) else ():
         for m in finditer(draft, rule, draft.original):
-            stop = min((e.start() for end_rule in ends
-                        for e in finditer(draft, end_rule, draft.original, m.end())[:1]),
-                       default=len(draft.original))
-            if any(m.end() <= s < stop for s, _ in quoted):
+            stops = [e.start() for end_rule in ends
+                     if (e := search(draft, end_rule, draft.original, m.end()))]
+            stop = min(stops, default=len(draft.original))
+            if draft.is_span_protected(m.end(), stop):
                 continue  # the list is made of quoted terms, already taken
             found += _list_items(draft.original, m.end(), stop, rule)
-    found.sort()
-    for start, end, text, rule_id in found:
-        if _overlaps((start, end), draft.protected):
+    taken = bytearray(len(draft.original))
+    for start, end, text, rule_id in sorted(found):
+        if 1 in taken[start:end]:
             continue
-        draft.protected.append((start, end))
+        taken[start:end] = b"\x01" * (end - start)
+        draft.protect(start, end)
         draft.add_keyword(text, weight, KeywordSource.EXPLICIT, span=(start, end),
                           rule_id=rule_id)
-    draft.protected += quoted
 
 
 def _list_items(text: str, start: int, stop: int, rule) -> list[tuple[int, int, str, str]]:
@@ -64,7 +63,3 @@ def _list_items(text: str, start: int, stop: int, rule) -> list[tuple[int, int, 
     if rule.target == "marker" or (commas >= 1 and len(items) >= 2):
         return items
     return []
-
-
-def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
-    return any(s < span[1] and span[0] < e for s, e in spans)

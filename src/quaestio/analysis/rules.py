@@ -82,14 +82,24 @@ def may_match(draft: Draft, ruleset: RuleSet, text: str, pos: int = 0) -> bool:
         return True  # let the rules run one by one, each under its own limit
 
 
-def finditer(draft: Draft, rule: Rule, text: str, pos: int = 0) -> list[regex.Match]:
+def finditer(draft: Draft, rule: Rule, text: str, pos: int = 0, *,
+             first: bool = False) -> list[regex.Match]:
     """All matches of an analyst's regex, or none (and a W101 warning) when it runs too long."""
     try:
+        if first:
+            found = rule.pattern.search(text, pos, timeout=_timeout(draft))
+            return [found] if found else []
         return list(rule.pattern.finditer(text, pos, timeout=_timeout(draft)))
     except TimeoutError:
         draft.warnings.append(f"{WarningCode.W101_REGEX_TIMEOUT}: rule {rule.rule_id!r} "
                               f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped")
         return []
+
+
+def search(draft: Draft, rule: Rule, text: str, pos: int = 0) -> regex.Match | None:
+    """The first match of an analyst's regex from `pos`, under the same time limit."""
+    found = finditer(draft, rule, text, pos, first=True)
+    return found[0] if found else None
 
 
 def _timeout(draft: Draft) -> float:
