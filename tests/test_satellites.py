@@ -157,3 +157,16 @@ def test_written_tables_load_back_identically(tmp_path, tiny_sats):
     tiny_sats.write(tmp_path / "out")
     again = load_satellites(tmp_path / "out")
     assert again.version == tiny_sats.version
+
+
+def test_cue_targets_are_checked_per_family(sat_folder):
+    (sat_folder / "cues.csv").write_text(
+        "cue_id,family,target,language,pattern,weight\n"
+        "t1,answer_type,amount,en,how much,1\n"
+        "t2,answer_type,amunt,en,how much,1\n"
+        "t3,answer_shape,heap,en,list,1\n"
+        "t4,answer_shape,,en,list,1\n")
+    with pytest.raises(SatelliteError) as info:
+        load_satellites(sat_folder)
+    assert [(c["row"], c["value"]) for c in info.value.failure_cases] == [
+        (3, "amunt"), (4, "heap"), (5, None)]

@@ -108,9 +108,11 @@ class SpellingCorrection(_Model):
 
 
 class ScopeItem(_Model):
+    """One scope value and where it came from: "question", "caller" or "context"."""
+
     name: str
     value: str
-    origin: str  # "question" or "caller"
+    origin: str
 
 
 class ColumnFamily(_Model):
@@ -137,6 +139,8 @@ class ScopeFilters(ColumnFamily):
     scope_jurisdictions: list[str] = Field(default_factory=list)
     scope_page_range: list[int] = Field(default_factory=list)
     scope_custom: list[ScopeItem] = Field(default_factory=list)
+    # Every value of the scope_* columns with its origin, so a merged scope stays auditable.
+    scope_origins: list[ScopeItem] = Field(default_factory=list)
 
 
 class Decomposition(ColumnFamily):
@@ -166,6 +170,9 @@ class Provenance(ColumnFamily):
     latency_ms: float | None = None
     satellites_version: str | None = None
     quaestio_version: str | None = None
+    # Ids of the rule rows (cues, concept defaults, satellite defaults) that decided the
+    # non-keyword columns, e.g. "cues:type_how_much_en", "concepts:premium.answer_type".
+    rules_fired: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     error_code: str | None = None
     error_message: str | None = None

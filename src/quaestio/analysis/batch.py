@@ -6,7 +6,7 @@ import gc
 import sys
 import warnings
 from contextlib import contextmanager
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
 import pyarrow as pa
 
@@ -21,7 +21,10 @@ Errors = Literal["collect", "raise", "warn"]
 
 def parse_questions(questions: Any, satellites: Satellites | None = None, *,
                     question_column: str = "question", id_column: str | None = None,
-                    language: str | None = None, steps: Sequence[Step] = DEFAULT_STEPS,
+                    language: str | None = None, toc: Sequence[str] | None = None,
+                    scope: Mapping[str, Any] | None = None,
+                    parties: Sequence[str] | None = None,
+                    steps: Sequence[Step] = DEFAULT_STEPS,
                     errors: Errors = "collect", progress: bool | None = None,
                     as_: str | None = None):
     """Parse a batch of questions into `question_df`, one row per question, in input order.
@@ -33,6 +36,7 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
         question_column: The column that holds the questions, for DataFrames.
         id_column: A column whose values become `question_id`; else ids are `q0`, `q1`, ...
         language: Force one language for every question instead of detecting it.
+        toc, scope, parties: As in `parse_question`, applied to every question.
         steps: The parse steps (see `parse_question`).
         errors: "collect" (default) turns a failing question into a row with `error_code`
             and `error_message`; "warn" does the same and also warns; "raise" raises.
@@ -66,7 +70,8 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
         for n, (qid, text) in enumerate(_progress(zip(ids, texts), len(texts), progress)):
             try:
                 rows.append(parse_record(_checked(text, n, question_column), sats,
-                                         question_id=qid, language=language, steps=steps))
+                                         question_id=qid, language=language, toc=toc,
+                                         scope=scope, parties=parties, steps=steps))
             except Exception as exc:
                 if errors == "raise":
                     raise

@@ -30,6 +30,7 @@ class Draft:
     options: dict[str, Any] = field(default_factory=dict)
     # Any other question_df column a step fills, by name (answer_type, pages_hint, ...).
     columns: dict[str, Any] = field(default_factory=dict)
+    rules_fired: list[str] = field(default_factory=list)
 
     def add_keyword(self, text: str, weight: float, source: KeywordSource, *,
                     span: tuple[int, int] | None = None, rule_id: str | None = None,
@@ -39,6 +40,11 @@ class Draft:
         self.keywords.append({"text": text, "weight": weight, "source": source,
                               "span_start": start, "span_end": end, "rule_id": rule_id,
                               **fields})
+
+    def fire(self, rule_id: str) -> None:
+        """Record that a rule row decided something, for the `rules_fired` column."""
+        if rule_id not in self.rules_fired:
+            self.rules_fired.append(rule_id)
 
     def protect(self, start: int, end: int) -> None:
         if self._protected is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .. import __version__
 from ..errors import QuestionError, ReasonCode
@@ -11,19 +11,26 @@ from ..satellites import Satellites, bundled_satellites
 from ..schema import from_record, to_record
 from ..types import KeywordSource, ParsedQuestion
 from .anchors import anchor_keywords
+from .answer import answer_shape_and_type
+from .clarify import clarify
+from .decompose import decompose
 from .dictionary import dictionary_keywords
 from .direct import direct_keywords
+from .dispatch import dispatch_plan
 from .draft import Draft
 from .explicit import explicit_keywords
+from .hints import structural_hints
 from .language import detect_language
+from .scope import scope_filters
 from .spelling import correct_spelling
 from .text import clean, fold, tokenize
 
 Step = Callable[[Draft], None]
 
 # Explicit terms and anchors come before spelling so that quoted text and codes are never
-# "corrected"; the dictionary reads the corrected tokens; direct tokens come last so they
-# can skip what the earlier steps already explained.
+# "corrected"; the dictionary reads the corrected tokens; direct tokens come after so they
+# can skip what the earlier steps already explained. The answer type feeds the hints'
+# context defaults; clarification sees the decomposition; dispatch reads everything.
 DEFAULT_STEPS: tuple[Step, ...] = (
     detect_language,
     explicit_keywords,
@@ -31,6 +38,12 @@ DEFAULT_STEPS: tuple[Step, ...] = (
     correct_spelling,
     dictionary_keywords,
     direct_keywords,
+    answer_shape_and_type,
+    structural_hints,
+    scope_filters,
+    decompose,
+    clarify,
+    dispatch_plan,
 )
 
 # When one term comes from several sources, the row keeps it once, from the most telling one.
@@ -75,6 +88,9 @@ def check_question(question: Any, *, row: int | None = None,
 
 def parse_question(question: str, satellites: Satellites | None = None, *,
                    question_id: str | None = None, language: str | None = None,
+                   toc: Sequence[str] | None = None, scope: Mapping[str, Any] | None = None,
+                   context: str | Sequence[str] | None = None,
+                   parties: Sequence[str] | None = None,
                    steps: Sequence[Step] = DEFAULT_STEPS) -> ParsedQuestion:
     """Parse one question into a typed row, offline.
 
@@ -83,6 +99,13 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
         satellites: The tables to join against; the bundled defaults when None.
         question_id: The row's id; a hash of the question when None.
         language: Force the language (ISO 639-1) instead of detecting it.
+        toc: Section titles of the target document; a named section is matched to one.
+        scope: Filters the caller knows and the question need not name, e.g.
+            {"jurisdictions": ["FR"], "date_from": "2022-01-01", "parties": ["Acme"]};
+            merged with the question's own, each value recording its origin.
+        context: Earlier turns of the conversation (latest last); they resolve references
+            such as "that contract" that would otherwise call for a clarification.
+        parties: Names of parties the caller knows (counterparties, insurers, ...).
         steps: The parse steps to run, in order (`DEFAULT_STEPS`); reorder, drop or add.
 
     Returns:
@@ -98,11 +121,15 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
         ['force majeure']
     """
     return from_record(parse_record(question, satellites, question_id=question_id,
-                                    language=language, steps=steps))
+                                    language=language, toc=toc, scope=scope, context=context,
+                                    parties=parties, steps=steps))
 
 
 def parse_record(question: str, satellites: Satellites | None = None, *,
                  question_id: str | None = None, language: str | None = None,
+                 toc: Sequence[str] | None = None, scope: Mapping[str, Any] | None = None,
+                 context: str | Sequence[str] | None = None,
+                 parties: Sequence[str] | None = None,
                  steps: Sequence[Step] = DEFAULT_STEPS) -> dict[str, Any]:
     """Run the steps and return the flat question_df record, unvalidated.
 
@@ -113,7 +140,10 @@ def parse_record(question: str, satellites: Satellites | None = None, *,
     text = check_question(question, column="question")
     sats = satellites if satellites is not None else bundled_satellites()
     draft = Draft(question_id=question_id or _default_id(text), original=text, sats=sats,
-                  tokens=tokenize(text), options={"language": language})
+                  tokens=tokenize(text),
+                  options={"language": language, "toc": list(toc or ()), "scope": dict(scope or {}),
+                           "context": [context] if isinstance(context, str) else list(context or ()),
+                           "parties": list(parties or ())})
     for step in steps:
         step(draft)
     record = dict(_DEFAULT_RECORD)
@@ -126,7 +156,7 @@ def parse_record(question: str, satellites: Satellites | None = None, *,
         keywords=_deduplicate(draft.keywords), concepts=draft.concepts,
         ambiguous_keywords=[dict(a.__dict__) for a in draft.ambiguous],
         satellites_version=sats.version, quaestio_version=__version__,
-        warnings=draft.warnings, latency_ms=(time.perf_counter() - started) * 1000)
+        rules_fired=draft.rules_fired, warnings=draft.warnings, latency_ms=(time.perf_counter() - started) * 1000)
     return record
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import polars as pl
 import regex
 
-from ..types import AnswerContext, AnswerShape, DetectContext, LayoutHint
+from ..types import AnswerContext, AnswerShape, DecompositionPattern, DetectContext, LayoutHint
 
 ID_PATTERN = r"^[a-z][a-z0-9_]*$"
 LANGUAGE_PATTERN = r"^([a-z]{2,3}|\*)$"
@@ -20,9 +20,31 @@ VALUE_PARSERS = ("none", "amount", "date", "percentage", "number", "duration", "
                  "email", "phone", "url", "boolean", "text")
 VALIDATORS = ("iban_mod97", "date_exists", "luhn")
 CHUNK_STRATEGIES = ("sequential", "combined")
-# The cue families the analysis steps read. A family that no step reads would be dead rows,
-# so an unknown family is rejected at load with the closest known name.
-CUE_FAMILIES = ("explicit_quote", "explicit_list", "explicit_list_end")
+# The cue families the analysis steps read, and what a row's `target` may be in each: the
+# name of a table whose key it must be, a tuple of allowed values, or None (free or empty).
+# A family that no step reads would be dead rows, so an unknown family is rejected at load.
+CUE_FAMILIES: dict[str, str | tuple[str, ...] | None] = {
+    "explicit_quote": None,
+    "explicit_list": ("list", "marker"),
+    "explicit_list_end": None,
+    "answer_type": "answer_types",
+    "answer_shape": tuple(m.value for m in AnswerShape),
+    "layout": tuple(m.value for m in LayoutHint),
+    "section": None,
+    "page": None,
+    "sheet": None,
+    "slide": None,
+    "document_version": None,
+    "detect_context": tuple(m.value for m in DetectContext),
+    "answer_context": tuple(m.value for m in AnswerContext),
+    "need_summary": None,
+    "date_range": None,
+    "party": None,
+    "compound": None,
+    "decomposition": tuple(m.value for m in DecompositionPattern),
+    "deictic": None,
+    "clarification": None,
+}
 
 
 @dataclass(frozen=True)
@@ -116,7 +138,7 @@ SPECS: dict[str, TableSpec] = {s.name: s for s in (
     ), (), "The closed set of answer shapes and their dispatch defaults."),
     TableSpec("cues", ("cue_id",), (
         Column("cue_id", "id", required=True),
-        Column("family", "enum", required=True, choices=CUE_FAMILIES),
+        Column("family", "enum", required=True, choices=tuple(CUE_FAMILIES)),
         Column("target"),
         Column("language", "language", default="*"),
         Column("pattern", "regex", required=True, regex_flags=regex.IGNORECASE),
@@ -267,7 +289,7 @@ def _regex_failures(frame: pl.DataFrame, spec: TableSpec, col: Column) -> list[d
 
 def validate_links(tables: dict[str, pl.DataFrame]) -> list[dict]:
     """Foreign keys across tables, checked once every table is typed."""
-    failures = []
+    failures = _cue_target_failures(tables)
     for spec in SPECS.values():
         frame = tables[spec.name]
         for fk in spec.foreign_keys:
@@ -275,4 +297,24 @@ def validate_links(tables: dict[str, pl.DataFrame]) -> list[dict]:
             mask = pl.col(fk.column).is_not_null() & ~pl.col(fk.column).is_in(known.implode())
             failures += _collect(frame, spec, fk.column, mask,
                                  f"unknown {fk.target}: not a row of {fk.table}")
+    return failures
+
+
+def _cue_target_failures(tables: dict[str, pl.DataFrame]) -> list[dict]:
+    failures = []
+    for rec in tables["cues"].iter_rows(named=True):
+        allowed = CUE_FAMILIES.get(rec["family"])
+        target = rec["target"]
+        if allowed is None:
+            continue
+        if isinstance(allowed, str):
+            known = tables[allowed][SPECS[allowed].key[0]].to_list()
+            if target not in known:
+                failures.append(_case(rec["_source"], "cues", rec["_row"], "target", target,
+                                      f"unknown {SPECS[allowed].key[0]}: not a row of "
+                                      f"{allowed}"))
+        elif target not in allowed:
+            failures.append(_case(rec["_source"], "cues", rec["_row"], "target", target,
+                                  f"a {rec['family']} cue targets one of "
+                                  f"{', '.join(allowed)}"))
     return failures
