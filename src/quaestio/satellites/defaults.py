@@ -22,6 +22,9 @@ class Defaults:
     spelling_language_vocabulary: bool = True
     language_min_evidence: int = 1
     regex_timeout_ms: int = 50
+    retrieval_k: int = 5
+    chunk_strategy: str = "sequential"
+    suggested_model: str = ""
 
 
 _PARSERS = {bool: lambda v: {"true": True, "false": False}[v.lower()], int: int, float: float,
@@ -42,8 +45,8 @@ def parse_defaults(frame: pl.DataFrame) -> Defaults:
             continue
         kind = type(getattr(Defaults(), key))
         try:
-            values[key] = _PARSERS[kind](value)
-        except (KeyError, ValueError):
+            values[key] = _PARSERS[kind]("" if value is None and kind is str else value)
+        except (KeyError, ValueError, AttributeError, TypeError):
             failures.append({**where, "column": "value", "value": value,
                              "reason": f"{key} must be a {kind.__name__}"})
     if failures:

@@ -95,6 +95,7 @@ SPECS: dict[str, TableSpec] = {s.name: s for s in (
         Column("answer_type", "id"),
         Column("suggested_model"),
         Column("chunk_strategy", "enum", choices=CHUNK_STRATEGIES),
+        Column("retrieval_k", "int", low=1, high=1000),
     ), (ForeignKey("answer_type", "answer_types", "answer_type"),),
         "One row per concept of the expert dictionary."),
     TableSpec("concept_keywords", ("concept", "language", "keyword"), (
@@ -132,8 +133,9 @@ SPECS: dict[str, TableSpec] = {s.name: s for s in (
     TableSpec("answer_shapes", ("answer_shape",), (
         Column("answer_shape", "enum", required=True, choices=_enum(AnswerShape)),
         Column("description", required=True),
-        Column("chunk_strategy", "enum", choices=CHUNK_STRATEGIES, default="sequential"),
-        Column("k", "int", low=1, high=1000, default=3),
+        # Left empty, these fall through to the project `defaults` rows.
+        Column("chunk_strategy", "enum", choices=CHUNK_STRATEGIES),
+        Column("k", "int", low=1, high=1000),
         Column("answer_context", "enum", choices=_enum(AnswerContext), default="paragraph"),
     ), (), "The closed set of answer shapes and their dispatch defaults."),
     TableSpec("cues", ("cue_id",), (
@@ -159,7 +161,7 @@ SPECS: dict[str, TableSpec] = {s.name: s for s in (
     ), (), "Words that carry no topic; also the evidence for offline language detection."),
     TableSpec("defaults", ("key",), (
         Column("key", required=True),
-        Column("value", required=True),
+        Column("value"),  # empty means "none" for text settings
         Column("description"),
     ), (), "Project-level settings that analysts tune (weights, thresholds)."),
 )}
