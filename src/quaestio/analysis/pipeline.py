@@ -59,11 +59,11 @@ def prepare(satellites: Satellites | None = None) -> Satellites:
     index or a language's word list to load. Returns the satellites it prepared.
     """
     from .dictionary import dictionary_index
-    from .spelling import _deletion_index, language_vocabulary
+    from .spelling import deletion_index, language_vocabulary
 
     sats = satellites if satellites is not None else bundled_satellites()
     dictionary_index(sats)
-    sats.cached("deletion_index", _deletion_index)
+    deletion_index(sats)
     for language in sats.stopwords["language"].unique().sort():
         language_vocabulary(language)
     parse_question("warm up the rules", sats)

@@ -37,6 +37,11 @@ def _deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in index.items()}
 
 
+def deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
+    """Single-deletion variants of the dictionary's fuzzy words → those words, built once."""
+    return sats.cached("deletion_index", _deletion_index)
+
+
 @lru_cache(maxsize=8)
 def language_vocabulary(language: str) -> dict[str, tuple[int, str]]:
     """Folded word → (frequency, surface with accents), from the word list that the
@@ -71,7 +76,7 @@ def correct_spelling(draft: Draft) -> None:
                 or (tok.text.isupper() and not shouting)):
             continue  # known words (even ones the dictionary lacks) and acronyms stay as typed
         if deletes is None:
-            deletes = draft.sats.cached("deletion_index", _deletion_index)
+            deletes = deletion_index(draft.sats)
         name = _looks_like_a_name(draft, i)
         fix = _from_dictionary(word, deletes, index.token_counts, d.fuzzy_long_length)
         surface, vocabulary = (index.fuzzy_tokens[fix], "dictionary") if fix else (None, "")
