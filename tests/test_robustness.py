@@ -70,3 +70,8 @@ def test_no_network_is_touched(tiny_sats, monkeypatch):
     qdf = parse_questions(["What is the anual premuim in Germany?", "¿Cuál es la prima?"],
                           tiny_sats)
     assert qdf.error_code.isna().all()
+
+
+def test_a_single_enormous_token_is_not_spell_checked(tiny_sats):
+    row = parse_question("premium " + "x" * 20_000 + "y", tiny_sats)
+    assert row.concepts == ["premium"] and row.spelling_corrections == []

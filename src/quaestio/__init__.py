@@ -2,7 +2,8 @@
 
 __version__ = "0.1.0"
 
-from .analysis import DEFAULT_STEPS, parse_question, parse_questions, prepare  # noqa: E402
+from .analysis import (DEFAULT_STEPS, has_compound_indicators, parse_question,  # noqa: E402
+                       parse_questions, prepare)
 from .errors import (QuaestioError, QuestionError, ReasonCode, SatelliteError,  # noqa: E402
                      UnknownNameError)
 from .satellites import Satellites, load_satellites  # noqa: E402
@@ -13,6 +14,6 @@ from .types import (AnswerShape, Keyword, KeywordSource, ParsedQuestion,  # noqa
 __all__ = [
     "COLUMNS", "DEFAULT_STEPS", "QUESTION_SCHEMA", "AnswerShape", "Keyword", "KeywordSource",
     "ParsedQuestion", "QuaestioError", "QuestionError", "ReasonCode", "SatelliteError",
-    "Satellites", "ScopeFilters", "StructuralHints", "UnknownNameError", "load_satellites",
+    "Satellites", "ScopeFilters", "StructuralHints", "UnknownNameError", "has_compound_indicators", "load_satellites",
     "parse_question", "parse_questions", "prepare",
 ]

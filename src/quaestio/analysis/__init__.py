@@ -1,6 +1,7 @@
 """The parse steps: read satellites, write a question's row."""
 
 from .batch import parse_questions
+from .decompose import has_compound_indicators
 from .pipeline import DEFAULT_STEPS, Step, check_question, parse_question, prepare
 
-__all__ = ["DEFAULT_STEPS", "Step", "check_question", "parse_question", "parse_questions", "prepare"]
+__all__ = ["DEFAULT_STEPS", "has_compound_indicators", "Step", "check_question", "parse_question", "parse_questions", "prepare"]

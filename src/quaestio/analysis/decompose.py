@@ -2,12 +2,219 @@
 single, independent, sequential, unified or conditional, with sub-questions.
 
 Contract: sets decomposition_pattern, sub_questions and conditional_filter in draft.columns.
+
+Every behaviour is a `cues` row. The `compound` rows are indicators only: when none of them
+matches (one combined scan), the question is single and nothing else runs. The
+`decomposition` rows are tried by weight, highest first, in the question's language; the
+first that yields a decomposition decides. What a row does is told by its named groups:
+
+- `condition` + `question`: conditional; the condition text goes to conditional_filter and
+  the question that remains is the one sub-question.
+- `split`: the question is cut at every match into clauses, in order; the row's target is
+  the pattern, and a `ref` row (a later clause pointing back at the answer of an identity
+  question, "who is the insured and what is their address") makes it sequential.
+- `inner`: a bridge entity ("the director of X", "the woman who portrayed Y"); the first
+  sub-question asks for it (a `decomposition_template` row), the second is the question
+  with the entity replaced by `#1`, the reference to the first answer (as in Break's QDMR).
+- `a` + `b` (+ `drop`, `wrap`): coordinated items (`b` may repeat: "A, B and C"); one
+  sub-question per item, by replacing `a` with the item and removing every `drop`, or,
+  when `wrap` matched, by a template question around each item. When the items name one
+  concept (see `quaestio.analysis.unified`) the pattern is unified: one question, both
+  terms boosted. Items the user quoted, or a conjunction inside one dictionary term
+  ("wear and tear deduction"), are not split.
+
+A `decomposition` row with none of these groups is never used.
+
+Rows that test capitals (`(?-i:...)`) are skipped for Title Cased questions, where capitals
+say nothing about names.
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
+import regex
+
+from ..satellites import Satellites, bundled_satellites
+from ..types import DecompositionPattern, KeywordSource
 from .draft import Draft
+from .language import stopwords_for
+from .rules import Rule, RuleSet, cue_rules, finditer, may_match, search
+from .subquestions import finish, substitute, wrap
+from .text import tokenize
+from .unified import boost, shared_concept
+
+Decision = tuple[str, list[str], "str | None", list[str]]  # pattern, subs, condition, fired
+
+
+def has_compound_indicators(question: str, satellites: Satellites | None = None) -> bool:
+    """Whether a question may be compound: one scan for the `compound` cue rows.
+
+    A prefilter, not a verdict: "and", "or", several question marks, "if … then",
+    "compare", "both", "respectively", relative clauses and their French and Spanish
+    forms pass; a question with none of them is certainly single.
+
+    Args:
+        question: The question as typed.
+        satellites: The tables whose `compound` rows to use; the bundled ones when None.
+
+    Returns:
+        True when at least one indicator matches (or a rule ran out of time).
+    """
+    sats = satellites if satellites is not None else bundled_satellites()
+    ruleset = cue_rules(sats, "compound")
+    timeout = sats.defaults.regex_timeout_ms / 1000
+    try:
+        if ruleset.prefilter is not None:
+            return ruleset.prefilter.search(question, timeout=timeout) is not None
+        return any(r.pattern.search(question, timeout=timeout) for r in ruleset)
+    except TimeoutError:
+        return True
 
 
 def decompose(draft: Draft) -> None:
-    """Scaffold, filled by the offline-analysis work: leaves the row defaults."""
+    """Fill decomposition_pattern, sub_questions and conditional_filter from the cue rows."""
+    text = draft.original
+    if not may_match(draft, language_rules(draft.sats, "compound", draft.language), text):
+        return
+    case_blind = _is_case_blind(draft)
+    for rule in _structure_rules(draft.sats):
+        if rule.language not in (draft.language, "*"):
+            continue
+        if case_blind and "(?-i:" in rule.pattern.pattern:
+            continue
+        match = search(draft, rule, text)
+        decision = _HANDLERS[_kind(rule)](draft, rule, match) if match else None
+        if decision is None:
+            continue
+        pattern, subs, condition, fired = decision
+        draft.columns["decomposition_pattern"] = pattern
+        draft.columns["sub_questions"] = subs
+        draft.columns["conditional_filter"] = condition
+        for rule_id in fired:
+            draft.fire(rule_id)
+        return
+
+
+def language_rules(sats: Satellites, family: str, language: str | None) -> RuleSet:
+    """The rows of a cue family for one language (and `*`), with their own prefilter.
+
+    One alternation per language instead of one over every language keeps the prefilter a
+    single short scan: a French "que" never slows an English question down.
+    """
+    by_language = sats.cached(f"language_rules:{family}", lambda s: {})
+    if language not in by_language:
+        rules = tuple(r for r in cue_rules(sats, family) if r.language in (language, "*"))
+        parts = [f"(?{'i' if r.pattern.flags & regex.IGNORECASE else '-i'}:{r.pattern.pattern})"
+                 for r in rules]
+        try:
+            prefilter = regex.compile("|".join(parts)) if parts else None
+        except regex.error:
+            prefilter = None
+        by_language[language] = RuleSet(rules, prefilter)
+    return by_language[language]
+
+
+def _kind(rule: Rule) -> str:
+    groups = rule.pattern.groupindex
+    return next((k for k in ("condition", "split", "inner", "a", "ref") if k in groups), "")
+
+
+def _structure_rules(sats: Satellites) -> tuple[Rule, ...]:
+    def build(s: Satellites) -> tuple[Rule, ...]:
+        rules = [r for r in cue_rules(s, "decomposition") if _kind(r) not in ("ref", "")]
+        return tuple(sorted(rules, key=lambda r: -r.weight))
+
+    return sats.cached("decomposition_rules", build)
+
+
+def _is_case_blind(draft: Draft) -> bool:
+    """Title Case or capitals only: function words inside the sentence are capitalized too."""
+    if draft.original.isupper():
+        return True
+    stop = stopwords_for(draft.sats, draft.language)
+    inner = [t.text for t in draft.tokens[1:] if t.folded in stop and t.text.isalpha()]
+    return len(inner) >= 2 and sum(w[0].isupper() for w in inner) >= 0.6 * len(inner)
+
+
+def _conditional(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
+    question = finish(m.group("question"), draft.original)
+    if len(tokenize(question)) < 2:
+        return None
+    return rule.target, [question], m.group("condition").strip(), [f"cues:{rule.rule_id}"]
+
+
+def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
+    text, parts, last = draft.original, [], 0
+    for cut in finditer(draft, rule, text):
+        if draft.is_span_protected(*cut.span("split")):
+            continue
+        parts.append(text[last:cut.start("split")])
+        last = cut.end("split")
+    parts.append(text[last:])
+    subs = [s for s in (finish(p, text) for p in parts) if len(tokenize(s)) >= 2]
+    if len(subs) < 2:
+        return None
+    fired = [f"cues:{rule.rule_id}"]
+    pattern = rule.target
+    if pattern == DecompositionPattern.INDEPENDENT.value:
+        back = next((r for r in cue_rules(draft.sats, "decomposition")
+                     if _kind(r) == "ref" and r.language in (draft.language, "*")
+                     and search(draft, r, text)), None)
+        if back is not None:
+            pattern = back.target
+            fired.append(f"cues:{back.rule_id}")
+    return pattern, subs, None, fired
+
+
+def _bridge(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
+    start, end = m.span("inner")
+    rest = draft.original[:start] + "#1" + draft.original[end:]
+    # A contraction before the entity ("du", "del") stays in the question that refers to
+    # it, and is given to the template, which turns it back into an article.
+    lead = m.group("lead") if "lead" in rule.pattern.groupindex else None
+    asked = wrap(draft, f"{lead} {m.group('inner')}" if lead else m.group("inner"))
+    if asked is None or len(tokenize(rest)) < 3:
+        return None
+    first, template = asked
+    return (rule.target, [first, finish(rest, draft.original)], None,
+            [f"cues:{rule.rule_id}", f"cues:{template.rule_id}"])
+
+
+def _items(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
+    spans = [m.span("a")] + m.spans("b")
+    if _quoted(draft, spans) or _inside_term(draft, m):
+        return None
+    fired = [f"cues:{rule.rule_id}"]
+    shared = shared_concept(draft, spans)
+    if shared is not None:
+        boost(draft, spans)
+        fired.append(f"concepts:{shared}")
+        one = finish(draft.original, draft.original)
+        return DecompositionPattern.UNIFIED.value, [one], None, fired
+    items = [m.group("a")] + m.captures("b")
+    if "wrap" in rule.pattern.groupindex and m.start("wrap") >= 0:
+        asked = [wrap(draft, item) for item in items]
+        if all(asked):
+            fired += dict.fromkeys(f"cues:{t.rule_id}" for _, t in asked)
+            return rule.target, [q for q, _ in asked], None, fired
+    subs = [finish(substitute(draft.original, m, item), draft.original) for item in items]
+    return rule.target, subs, None, fired
+
+
+def _quoted(draft: Draft, spans: list[tuple[int, int]]) -> bool:
+    """Items the user quoted or listed are search terms, not questions to split."""
+    return any(k["source"] == KeywordSource.EXPLICIT and k["span_start"] is not None
+               and any(k["span_start"] < e and s < k["span_end"] for s, e in spans)
+               for k in draft.keywords)
+
+
+def _inside_term(draft: Draft, m: regex.Match) -> bool:
+    """True when the conjunction is part of one dictionary term ("profit and loss")."""
+    a_end, b_start = m.end("a"), m.start("b")
+    return any(k["span_start"] is not None and k["span_start"] < a_end and k["span_end"] > b_start
+               for k in draft.keywords)
+
+
+_HANDLERS: dict[str, Callable[[Draft, Rule, regex.Match], Decision | None]] = {
+    "condition": _conditional, "split": _split, "inner": _bridge, "a": _items}

@@ -23,6 +23,10 @@ from .language import _stopword_index
 from .text import fold
 
 
+# Longer tokens are not words anyone misspells; their edit sets would cost quadratic time.
+_LONGEST_WORD = 40
+
+
 def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1:] for i in range(len(word))}
 
@@ -71,7 +75,7 @@ def correct_spelling(draft: Draft) -> None:
     shouting = not any(c.islower() for c in draft.original)
     for i, tok in enumerate(draft.tokens):
         word = tok.folded
-        if (len(word) < d.fuzzy_min_length or not tok.is_word or word in index.token_counts
+        if (not d.fuzzy_min_length <= len(word) <= _LONGEST_WORD or not tok.is_word or word in index.token_counts
                 or word in stop or word in vocab or draft.is_protected(tok)
                 or (tok.text.isupper() and not shouting)):
             continue  # known words (even ones the dictionary lacks) and acronyms stay as typed

@@ -25,6 +25,9 @@ class Defaults:
     retrieval_k: int = 5
     chunk_strategy: str = "sequential"
     suggested_model: str = ""
+    pages_hint_limit: int = 200
+    max_page_number: int = 100000
+    toc_match_cutoff: float = 75.0
 
 
 _PARSERS = {bool: lambda v: {"true": True, "false": False}[v.lower()], int: int, float: float,

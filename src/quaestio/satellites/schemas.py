@@ -20,6 +20,12 @@ VALUE_PARSERS = ("none", "amount", "date", "percentage", "number", "duration", "
                  "email", "phone", "url", "boolean", "text")
 VALIDATORS = ("iban_mod97", "date_exists", "luhn")
 CHUNK_STRATEGIES = ("sequential", "combined")
+# What a `date` cue row recognizes (quaestio.analysis.dates): a date read from its groups that
+# stands on its own ("date") or needs a range phrase around it ("when": a plain year, a month),
+# a fixed quarter or half, a calendar period relative to today, or `n` units back from today.
+DATE_KINDS = ("date", "when", "q1", "q2", "q3", "q4", "h1", "h2") + tuple(
+    f"{unit}{offset:+d}" for unit in ("day", "week", "month", "quarter", "year")
+    for offset in (-1, 0, 1)) + tuple(f"past_{unit}s" for unit in ("day", "week", "month", "year"))
 # The cue families the analysis steps read, and what a row's `target` may be in each: the
 # name of a table whose key it must be, a tuple of allowed values, or None (free or empty).
 # A family that no step reads would be dead rows, so an unknown family is rejected at load.
@@ -28,6 +34,7 @@ CUE_FAMILIES: dict[str, str | tuple[str, ...] | None] = {
     "explicit_list": ("list", "marker"),
     "explicit_list_end": None,
     "answer_type": "answer_types",
+    "answer_type_concept": None,
     "answer_shape": tuple(m.value for m in AnswerShape),
     "layout": tuple(m.value for m in LayoutHint),
     "section": None,
@@ -40,10 +47,14 @@ CUE_FAMILIES: dict[str, str | tuple[str, ...] | None] = {
     "need_summary": None,
     "date_range": None,
     "party": None,
+    "date": DATE_KINDS,
+    "month": tuple(str(month) for month in range(1, 13)),
     "compound": None,
     "decomposition": tuple(m.value for m in DecompositionPattern),
     "deictic": None,
     "clarification": None,
+    "decomposition_template": None,
+    "clarification_prompt": None,
 }
 
 

@@ -1,0 +1,224 @@
+"""Answer shape and type from cue rows and concept defaults, in English, French and Spanish."""
+
+import polars as pl
+import pytest
+
+from quaestio import SatelliteError, load_satellites, parse_question
+from quaestio.analysis.answer import LiteralGate, _literal_factors, answer_shape_and_type
+from quaestio.analysis.pipeline import DEFAULT_STEPS
+from quaestio.analysis.rules import cue_rules
+
+# The answer step reads what the steps before it found (language, concepts); the later
+# steps do not change its columns.
+STEPS = DEFAULT_STEPS[:DEFAULT_STEPS.index(answer_shape_and_type) + 1]
+
+
+def _parse(question, sats=None):
+    return parse_question(question, sats, steps=STEPS)
+
+
+CASES = [
+    # English
+    ("What is the annual premium?", "single", "amount"),
+    ("List the annual premiums by year", "table", "amount"),
+    ("List the exclusions", "listing", "text"),
+    ("How much does the policy cost?", "single", "amount"),
+    ("How much does the parcel weigh?", "single", "number"),
+    ("How many claims were filed in 2023?", "single", "number"),
+    ("What year was the policy signed?", "single", "date"),
+    ("When does the policy expire?", "single", "date"),
+    ("How long is the waiting period?", "single", "duration"),
+    ("What percentage of the premium is refunded?", "single", "percentage"),
+    ("Who is the policyholder?", "single", "person"),
+    ("Who is the insurer?", "single", "organization"),
+    ("Which insurer covers the building?", "single", "organization"),
+    ("Where is the registered office?", "single", "location"),
+    ("Is there a waiting period?", "single", "boolean"),
+    ("Does the policy cover flood damage?", "single", "boolean"),
+    ("Can I cancel my contract?", "single", "boolean"),
+    ("What is the email address of the claims department?", "single", "email"),
+    ("What is the website of the insurer?", "single", "url"),
+    ("What is the phone number for claims?", "single", "phone"),
+    ("What is the IBAN for premium payments?", "single", "iban"),
+    ("What is the postal address of the insurer?", "single", "address"),
+    ("Why was my claim rejected?", "single", "text"),
+    ("What is a deductible?", "single", "text"),
+    ("What is the premium per year?", "single", "amount"),
+    ("Give me the steps to file a claim", "tree", "text"),
+    ("Compare the premiums of the three offers", "table", "amount"),
+    ("List the brokers with their name, address and phone number", "nested_json",
+     "organization"),
+    ("Hello there", "single", "text"),
+    # French
+    ("Quel est le montant de la prime annuelle ?", "single", "amount"),
+    ("Listez les primes annuelles par année", "table", "amount"),
+    ("Combien coûte le contrat ?", "single", "amount"),
+    ("Combien pèse le colis ?", "single", "number"),
+    ("Combien de sinistres ont été déclarés en 2023 ?", "single", "number"),
+    ("En quelle année le contrat a-t-il été signé ?", "single", "date"),
+    ("Quand le contrat expire-t-il ?", "single", "date"),
+    ("Depuis combien de temps le contrat est-il en vigueur ?", "single", "duration"),
+    ("Quel pourcentage de la prime est remboursé ?", "single", "percentage"),
+    ("Qui est le souscripteur ?", "single", "person"),
+    ("Qui est l'assureur ?", "single", "organization"),
+    ("Où se trouve le siège social ?", "single", "location"),
+    ("Existe-t-il un délai de carence ?", "single", "boolean"),
+    ("Est-ce que la police couvre les inondations ?", "single", "boolean"),
+    ("Le contrat couvre-t-il les dégâts des eaux ?", "single", "boolean"),
+    ("Quelle est l'adresse e-mail du service sinistres ?", "single", "email"),
+    ("Quel est le site web de l'assureur ?", "single", "url"),
+    ("Quel est le numéro de téléphone du service client ?", "single", "phone"),
+    ("Quel est l'IBAN pour le paiement des primes ?", "single", "iban"),
+    ("Quelle est l'adresse postale de l'assureur ?", "single", "address"),
+    ("Pourquoi mon sinistre a-t-il été refusé ?", "single", "text"),
+    ("Qu'est-ce qu'une franchise ?", "single", "text"),
+    ("Quelles sont les étapes pour déclarer un sinistre ?", "tree", "text"),
+    # Spanish
+    ("¿Cuál es el importe de la prima anual?", "single", "amount"),
+    ("Enumere las primas anuales por año", "table", "amount"),
+    ("Enumere las exclusiones", "listing", "text"),
+    ("¿Cuánto cuesta el seguro?", "single", "amount"),
+    ("¿Cuánto pesa el paquete?", "single", "number"),
+    ("¿Cuántos siniestros se declararon en 2023?", "single", "number"),
+    ("¿Cuántos años tenía el asegurado?", "single", "duration"),
+    ("¿En qué año se firmó la póliza?", "single", "date"),
+    ("¿Cuándo vence la póliza?", "single", "date"),
+    ("¿Qué porcentaje de la prima se reembolsa?", "single", "percentage"),
+    ("¿Quién es el tomador del seguro?", "single", "person"),
+    ("¿Quién es la aseguradora?", "single", "organization"),
+    ("¿Dónde está la sede social?", "single", "location"),
+    ("¿Hay un periodo de carencia?", "single", "boolean"),
+    ("¿Cubre la póliza los daños por inundación?", "single", "boolean"),
+    ("¿Cuál es el correo electrónico del servicio de siniestros?", "single", "email"),
+    ("¿Cuál es el sitio web de la aseguradora?", "single", "url"),
+    ("¿Cuál es el número de teléfono de atención al cliente?", "single", "phone"),
+    ("¿Cuál es el IBAN para el pago de las primas?", "single", "iban"),
+    ("¿Cuál es la dirección postal de la aseguradora?", "single", "address"),
+    ("¿Por qué se rechazó mi siniestro?", "single", "text"),
+    ("¿Qué es una franquicia?", "single", "text"),
+    ("¿Cuáles son los pasos para declarar un siniestro?", "tree", "text"),
+]
+
+
+@pytest.mark.parametrize("question, shape, answer_type", CASES)
+def test_shape_and_type(question, shape, answer_type):
+    row = _parse(question)
+    got = (row.answer_shape, row.answer_type)
+    fired = row.provenance.rules_fired
+    assert got == (shape, answer_type), \
+        f"{question!r}: expected {(shape, answer_type)}, got {got} from {fired}"
+
+
+@pytest.mark.parametrize("question, answer_type", [
+    ("How much is the premium?", "amount"),        # the question word and the concept agree
+    ("How much premium do I owe?", "amount"),      # "how much" + noun is weaker than the concept
+    ("How much caffeine is in a cup?", "number"),  # ... and decides when no concept has a type
+    ("When is the premium due?", "date"),          # a specific question word beats the concept
+    ("Who pays the premium?", "person"),           # weak money hints do not pile up against "who"
+    ("What is the term for a group of geese?", "text"),  # "the term for" asks for a word
+])
+def test_concept_default_is_between_weak_and_specific_cues(question, answer_type):
+    row = _parse(question)
+    assert row.answer_type == answer_type, \
+        f"{question!r}: expected {answer_type}, got {row.answer_type} {row.provenance.rules_fired}"
+
+
+def test_rules_fired_name_the_winner_first_then_the_rest():
+    row = _parse("What is the annual premium?")
+    assert row.provenance.rules_fired == [
+        "cues:type_amount_head_en", "concepts:premium.answer_type", "cues:type_concept_default"]
+    row = _parse("When is the premium due?")
+    assert row.provenance.rules_fired[:1] == ["cues:type_when_en"]
+    assert "concepts:premium.answer_type" in row.provenance.rules_fired
+
+
+def test_unclassifiable_question_falls_back_without_firing():
+    row = _parse("Hello there")
+    assert (row.answer_shape, row.answer_type, row.provenance.rules_fired) == ("single", "text", [])
+
+
+def test_false_friends_stay_in_their_language():
+    # French "nombre de" is "number of"; Spanish "nombre de" is "name of".
+    assert _parse("¿Cuál es el nombre de la póliza?").answer_type != "number"
+    assert _parse("Quel est le nombre de sinistres ?").answer_type == "number"
+
+
+def _cues(rows):
+    return pl.DataFrame(rows, schema=["cue_id", "family", "target", "language", "pattern",
+                                      "weight"], orient="row")
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_contradictory_cues_give_one_deterministic_answer(order):
+    rows = [("zz_date", "answer_type", "date", "en", r"\bwidget\b", "0.7"),
+            ("zz_amount", "answer_type", "amount", "en", r"\bgadget\b", "0.7")][::order]
+    sats = load_satellites(extra={"cues": _cues(rows)})
+    row = _parse("Tell me about the gadget and the widget", sats)
+    # Equal weight and equal sum: the evidence found first in the question wins.
+    assert row.answer_type == "amount"
+    assert row.provenance.rules_fired == ["cues:zz_amount", "cues:zz_date"]
+
+
+def test_concept_default_weight_is_a_row():
+    never = _cues([("type_concept_default", "answer_type_concept", None, "*",
+                    r"\bnever in a question\b", "0.5")])
+    sats = load_satellites(extra={"cues": never}, override=True)
+    bundled = _parse("Tell me about the premium")
+    assert (bundled.answer_type, bundled.concepts) == ("amount", ["premium"])
+    without = _parse("Tell me about the premium", sats)
+    assert (without.answer_type, without.provenance.rules_fired) == ("text", [])
+
+
+@pytest.mark.parametrize("target, pattern, column, reason", [
+    ("amount", r"how (much", "pattern", "regex does not compile"),
+    ("ammount", r"how much", "target", "unknown answer_type"),
+])
+def test_bad_cue_rows_are_rejected_with_their_row(sat_folder, target, pattern, column, reason):
+    with (sat_folder / "cues.csv").open("w", encoding="utf-8") as fh:
+        fh.write("cue_id,family,target,language,pattern,weight\n"
+                 "type_ok,answer_type,date,en,\\bwhen\\b,0.9\n"
+                 f'type_bad,answer_type,{target},en,"{pattern}",0.6\n')
+    with pytest.raises(SatelliteError) as caught:
+        load_satellites(sat_folder)
+    cases = [c for c in caught.value.failure_cases if c["column"] == column]
+    assert [(c["row"], c["value"]) for c in cases] == [(3, target if column == "target"
+                                                        else pattern)]
+    assert reason in cases[0]["reason"]
+
+
+def test_a_shape_cue_must_target_a_shape(sat_folder):
+    (sat_folder / "cues.csv").write_text(
+        "cue_id,family,target,language,pattern,weight\n"
+        "shape_bad,answer_shape,spreadsheet,en,\\btable\\b,0.9\n")
+    with pytest.raises(SatelliteError, match="row 2"):
+        load_satellites(sat_folder)
+
+
+@pytest.mark.parametrize("pattern, factors", [
+    (r"\bhow\s+much\b", [{"how"}, {"much"}]),
+    (r"(?:what|which)\s+(?:year|day)", [{"what", "which"}, {"year", "day"}]),
+    (r"colou?r", [{"color", "colour"}]),
+    (r"%", [{"%"}]),
+    (r"a|bc", []),                    # a lone letter is in every question: no factor
+    (r"(?:premium){e<=1}", []),       # fuzzy matching is `regex`-only: always run
+    (r"[[:alpha:]]+x", []),
+])
+def test_literal_factors(pattern, factors):
+    assert [set(f) for f in _literal_factors(pattern)] == factors
+
+
+QUESTIONS = [q for q, _, _ in CASES] + [
+    "WHAT'S THE DEDUCTIBLE?", "whats the anual premuim", "Name the city where he was born.",
+    "In what year did the war end?", "Combien d'argent faut-il ?", "¿cuanto cuesta?",
+    "What does 7847+5943 equal?", "Is it 50%?", "Who is Colin Powell?",
+]
+
+
+@pytest.mark.parametrize("family", ["answer_type", "answer_shape", "answer_type_concept"])
+def test_literal_gate_never_drops_a_matching_rule(bundled, family):
+    rules = list(cue_rules(bundled, family))
+    gate = LiteralGate(rules)
+    for question in QUESTIONS:
+        kept = {r.rule_id for r in gate.candidates(question.casefold())}
+        missed = [r.rule_id for r in rules if r.pattern.search(question) and r.rule_id not in kept]
+        assert missed == [], f"{question!r}: the prefilter dropped {missed}"
