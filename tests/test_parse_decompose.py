@@ -218,3 +218,14 @@ def test_an_analyst_row_adds_a_conjunction(bundled):
     pattern, subs, _, row = _decomposition(question, sats)
     assert (pattern, subs) == ("independent", ["What is the premium?", "What is the deductible?"])
     assert "cues:decomp_mine_plus" in row.provenance.rules_fired
+
+
+@pytest.mark.parametrize("question", [
+    "List the annual premiums by year between 2022 and 2024",
+    "Liste les primes entre 2022 et 2024",
+    "¿Cuáles son las primas entre 2022 y 2024?",
+])
+def test_the_two_ends_of_a_range_are_not_two_questions(question):
+    from quaestio import parse_question
+
+    assert parse_question(question).decomposition.decomposition_pattern == "single"

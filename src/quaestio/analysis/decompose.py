@@ -181,9 +181,18 @@ def _bridge(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
             [f"cues:{rule.rule_id}", f"cues:{template.rule_id}"])
 
 
+# A bare number or year as an item ("between 2022 and 2024", "pages 3 and 4") is the end of
+# a range or one of a list of values for a single question, not a second question.
+_NUMBER_ITEM = regex.compile(r"^\W*\d[\d\s.,/-]*\W*$")
+
+
+def _numbers_only(m: regex.Match) -> bool:
+    return any(_NUMBER_ITEM.match(item) for item in [m.group("a")] + m.captures("b"))
+
+
 def _items(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     spans = [m.span("a")] + m.spans("b")
-    if _quoted(draft, spans) or _inside_term(draft, m):
+    if _quoted(draft, spans) or _inside_term(draft, m) or _numbers_only(m):
         return None
     fired = [f"cues:{rule.rule_id}"]
     shared = shared_concept(draft, spans)
