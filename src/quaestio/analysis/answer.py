@@ -38,7 +38,7 @@ import ahocorasick
 
 from ..satellites import Satellites
 from .draft import Draft
-from .rules import Rule, cue_rules, search
+from .rules import Rule, language_rules, search
 
 TYPE_FAMILY = "answer_type"
 SHAPE_FAMILY = "answer_shape"
@@ -123,11 +123,10 @@ def _decide(draft: Draft, evidence: list[Evidence], fallback: str) -> str:
 
 def _gate_for(sats: Satellites, family: str, language: str | None) -> LiteralGate:
     """The family's rules for one language (and `*` rows), behind a literal prefilter."""
-    by_language = sats.cached(f"answer_gates:{family}", lambda s: {})
-    if language not in by_language:
-        by_language[language] = LiteralGate([r for r in cue_rules(sats, family)
-                                             if language is None or r.language in (language, "*")])
-    return by_language[language]
+    gates = sats.cached("answer_gates", lambda s: {})
+    if (family, language) not in gates:
+        gates[family, language] = LiteralGate(list(language_rules(sats, family, language)))
+    return gates[family, language]
 
 
 def _concept_answer_types(sats: Satellites) -> dict[str, str]:

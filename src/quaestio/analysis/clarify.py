@@ -21,10 +21,9 @@ from __future__ import annotations
 import regex
 
 from ..types import KeywordSource
-from .decompose import language_rules
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, cue_rules, may_match, search
+from .rules import Rule, cue_rules, language_rules, may_match, search
 from .text import fold
 
 _OTHER_CONTENT_WORDS = {"deictic_reference": 1, "ambiguous_concept": 0}

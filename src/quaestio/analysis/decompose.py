@@ -39,7 +39,7 @@ from ..satellites import Satellites, bundled_satellites
 from ..types import DecompositionPattern, KeywordSource
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, RuleSet, cue_rules, finditer, may_match, search
+from .rules import Rule, cue_rules, finditer, language_rules, may_match, search
 from .subquestions import finish, substitute, wrap
 from .text import tokenize
 from .unified import boost, shared_concept
@@ -94,25 +94,6 @@ def decompose(draft: Draft) -> None:
         for rule_id in fired:
             draft.fire(rule_id)
         return
-
-
-def language_rules(sats: Satellites, family: str, language: str | None) -> RuleSet:
-    """The rows of a cue family for one language (and `*`), with their own prefilter.
-
-    One alternation per language instead of one over every language keeps the prefilter a
-    single short scan: a French "que" never slows an English question down.
-    """
-    by_language = sats.cached(f"language_rules:{family}", lambda s: {})
-    if language not in by_language:
-        rules = tuple(r for r in cue_rules(sats, family) if r.language in (language, "*"))
-        parts = [f"(?{'i' if r.pattern.flags & regex.IGNORECASE else '-i'}:{r.pattern.pattern})"
-                 for r in rules]
-        try:
-            prefilter = regex.compile("|".join(parts)) if parts else None
-        except regex.error:
-            prefilter = None
-        by_language[language] = RuleSet(rules, prefilter)
-    return by_language[language]
 
 
 def _kind(rule: Rule) -> str:

@@ -17,7 +17,7 @@ from ..satellites import Satellites
 from ..types import AmbiguousKeyword, KeywordSource
 from .draft import Draft
 from .language import stopwords_for
-from .text import fold, strip_accents, tokenize
+from .text import strip_accents, tokenize
 
 _BLOCKED = "\x00"  # stands in for protected tokens so no keyword can match across them
 

@@ -68,6 +68,16 @@ def cue_rules(sats: Satellites, family: str) -> RuleSet:
     return sats.cached("cue_rules", _by_family).get(family, RuleSet((), None))
 
 
+def language_rules(sats: Satellites, family: str, language: str | None) -> RuleSet:
+    """The rows of a cue family for one language (and `*` rows; every row for None), with
+    their own prefilter, so a French "que" never slows an English question down."""
+    by_language = sats.cached(f"language_rules:{family}", lambda s: {})
+    if language not in by_language:
+        by_language[language] = _ruleset([r for r in cue_rules(sats, family)
+                                          if language is None or r.language in (language, "*")])
+    return by_language[language]
+
+
 def anchor_rules(sats: Satellites) -> RuleSet:
     return sats.cached("anchor_rules", lambda s: _ruleset(_compile(s, "anchors", "anchor_id")))
 

@@ -6,7 +6,7 @@ with its source file, row and column, so an analyst fixes a folder in one pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import polars as pl
