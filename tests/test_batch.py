@@ -1,7 +1,4 @@
-import math
-import warnings
 
-import numpy as np
 import pandas as pd
 import polars as pl
 import pytest

@@ -2,7 +2,6 @@ import datetime as dt
 
 import pandas as pd
 import polars as pl
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
