@@ -1,0 +1,64 @@
+"""`quaestio satellites ...`: validate, describe and export satellite tables."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..errors import QuaestioError
+from . import cli, load_satellites_or_bundled as _satellites
+
+
+@cli.group()
+def satellites() -> None:
+    """Check and describe satellite tables."""
+
+
+@satellites.command()
+@click.argument("folder", required=False, type=click.Path(exists=True, file_okay=False))
+def validate(folder: str | None) -> None:
+    """Validate FOLDER (default: the bundled tables); list every bad row."""
+    try:
+        sats = _satellites(folder)
+    except QuaestioError as exc:
+        raise click.ClickException(str(exc)) from exc
+    rows = sum(t.height for t in sats.tables.values())
+    click.echo(f"OK: {len(sats.tables)} tables, {rows} rows (version {sats.version})")
+
+
+@satellites.command()
+@click.argument("folder", required=False, type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def stats(folder: str | None, as_json: bool) -> None:
+    """Rows per table, keywords per language and concepts per family."""
+    import polars as pl
+
+    try:
+        sats = _satellites(folder)
+    except QuaestioError as exc:
+        raise click.ClickException(str(exc)) from exc
+    by_language = sats.concept_keywords.group_by("language").len().sort("language")
+    by_family = sats.concepts.group_by("doc_family").len().sort("doc_family")
+    if as_json:
+        click.echo(json.dumps({
+            "version": sats.version,
+            "tables": dict(sats.stats().select("table", "rows").iter_rows()),
+            "keywords_by_language": dict(by_language.iter_rows()),
+            "concepts_by_family": dict(by_family.iter_rows()),
+        }, indent=2))
+        return
+    with pl.Config(tbl_rows=100, tbl_hide_dataframe_shape=True, fmt_str_lengths=80):
+        click.echo(sats.stats())
+        click.echo(by_language.rename({"len": "keywords"}))
+        click.echo(by_family.rename({"len": "concepts"}))
+
+
+@satellites.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+def export(folder: str) -> None:
+    """Write the bundled tables into FOLDER, one CSV per table, to start your own set."""
+    from ..satellites import bundled_satellites
+
+    for path in bundled_satellites().write(folder):
+        click.echo(path)
