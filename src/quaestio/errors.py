@@ -36,13 +36,15 @@ class QuaestioWarning(UserWarning):
         super().__init__(f"[{code}] {message}")
 
 
-class SatelliteError(QuaestioError, ValueError):
-    """Satellite tables failed validation; `failure_cases` lists every bad cell at once.
+class TableError(QuaestioError, ValueError):
+    """A table failed validation; `failure_cases` lists every bad cell at once.
 
     `failure_cases` is a list of dicts with keys source, table, row, column, value, reason.
     `row` is the 1-based line number in a CSV file (the header is line 1), or the 0-based
-    position in a DataFrame passed through `extra=`.
+    position in a DataFrame.
     """
+
+    what = "the table"
 
     def __init__(self, failure_cases: list[dict[str, Any]], *, limit: int = 50):
         self.failure_cases = failure_cases
@@ -50,7 +52,7 @@ class SatelliteError(QuaestioError, ValueError):
         more = len(failure_cases) - limit
         if more > 0:
             lines.append(f"... and {more} more")
-        head = f"{len(failure_cases)} problem(s) in the satellite tables; nothing was loaded:"
+        head = f"{len(failure_cases)} problem(s) in {self.what}; nothing was loaded:"
         super().__init__("\n".join([head, *lines]))
 
     def failure_frame(self):
@@ -59,6 +61,18 @@ class SatelliteError(QuaestioError, ValueError):
 
         columns = ["source", "table", "row", "column", "value", "reason"]
         return pd.DataFrame(self.failure_cases, columns=columns)
+
+
+class SatelliteError(TableError):
+    """Satellite tables failed validation (see `TableError`)."""
+
+    what = "the satellite tables"
+
+
+class GoldError(TableError):
+    """A gold set failed validation (see `TableError`)."""
+
+    what = "the gold set"
 
 
 def _describe(case: dict[str, Any]) -> str:

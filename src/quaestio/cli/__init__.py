@@ -31,6 +31,7 @@ def cli() -> None:
 # Registration: importing a module adds its commands to `cli`.
 from . import parse as _parse  # noqa: E402,F401
 from . import satellites as _satellites  # noqa: E402,F401
+from . import evaluate as _evaluate  # noqa: E402,F401
 
 
 def main() -> None:

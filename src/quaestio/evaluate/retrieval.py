@@ -1,0 +1,99 @@
+"""`evaluate_retrieval`: recall@k, MRR and nDCG@k of one or several hits_df against a gold set.
+
+Query transformations act on what reaches the candidate pool, so recall is reported at
+large k as well as small: a configuration that lifts recall@50 feeds a reranker better
+even when its MRR does not move.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any, Mapping, Sequence
+
+import polars as pl
+
+from ..satellites import Satellites
+from .gold import read_gold
+
+DEFAULT_KS = (5, 20, 50)
+
+
+def evaluate_retrieval(hits: Any, gold: Any, *, ks: Sequence[int] = DEFAULT_KS,
+                       level: str | None = None, satellites: Satellites | None = None,
+                       as_: str = "pandas"):
+    """Score ranked hits against the gold's relevant ids; one row per configuration.
+
+    Args:
+        hits: a hits_df (question_id, chunk_id and/or doc_id, rank), or a mapping
+            {configuration name: hits_df} to compare configurations side by side.
+        gold: a gold file or frame with `relevant_chunk_ids` or `relevant_doc_ids`.
+        ks: the cut-offs for recall@k and nDCG@k.
+        level: "chunk" or "doc"; by default whichever relevant ids the gold holds
+            (chunks first). At doc level a document counts at the rank of its best chunk.
+
+    Gold questions with no hits at all score zero: a configuration that returns nothing
+    is not rewarded by being left out of the average.
+    """
+    gold_df = read_gold(gold, satellites)
+    level = level or ("chunk" if "relevant_chunk_ids" in gold_df.columns else "doc")
+    if level not in ("chunk", "doc"):
+        raise ValueError(f"level must be 'chunk' or 'doc', not {level!r}")
+    relevant_column = f"relevant_{level}_ids"
+    if relevant_column not in gold_df.columns:
+        raise ValueError(f"the gold has no {relevant_column!r} column")
+    relevant = {qid: set(ids) for qid, ids in
+                gold_df.select("question_id", relevant_column).drop_nulls().iter_rows()
+                if ids}
+    configurations = hits if isinstance(hits, Mapping) else {"hits": hits}
+    rows = [{"configuration": name, "level": level, "questions": len(relevant),
+             **_scores(_ranked(frame, level), relevant, ks)}
+            for name, frame in configurations.items()]
+    out = pl.DataFrame(rows)
+    if as_ == "polars":
+        return out
+    if as_ == "arrow":
+        return out.to_arrow()
+    if as_ == "pandas":
+        return out.to_pandas()
+    raise ValueError(f"as_ must be 'pandas', 'polars' or 'arrow', not {as_!r}")
+
+
+def _ranked(hits: Any, level: str) -> dict[str, list[str]]:
+    """question_id -> ids in rank order, each id once (its best rank)."""
+    frame = _to_polars(hits)
+    id_column = f"{level}_id"
+    for column in ("question_id", id_column, "rank"):
+        if column not in frame.columns:
+            raise ValueError(f"hits have no {column!r} column (columns: "
+                             f"{', '.join(frame.columns)})")
+    best = (frame.select("question_id", pl.col(id_column).alias("id"), "rank")
+            .group_by("question_id", "id").agg(pl.col("rank").min())
+            .sort("question_id", "rank", "id"))
+    return {qid: ids for qid, ids in
+            best.group_by("question_id", maintain_order=True).agg("id").iter_rows()}
+
+
+def _scores(ranked: dict[str, list[str]], relevant: dict[str, set[str]],
+            ks: Sequence[int]) -> dict[str, float]:
+    totals = {f"recall@{k}": 0.0 for k in ks} | {"mrr": 0.0} | {f"ndcg@{k}": 0.0 for k in ks}
+    for qid, wanted in relevant.items():
+        ids = ranked.get(qid, [])
+        first = next((i for i, x in enumerate(ids, 1) if x in wanted), None)
+        totals["mrr"] += 1 / first if first else 0.0
+        for k in ks:
+            top = ids[:k]
+            totals[f"recall@{k}"] += len(wanted.intersection(top)) / len(wanted)
+            dcg = sum(1 / math.log2(i + 1) for i, x in enumerate(top, 1) if x in wanted)
+            ideal = sum(1 / math.log2(i + 1) for i in range(1, min(len(wanted), k) + 1))
+            totals[f"ndcg@{k}"] += dcg / ideal
+    n = max(len(relevant), 1)
+    return {name: value / n for name, value in totals.items()}
+
+
+def _to_polars(frame: Any) -> pl.DataFrame:
+    if isinstance(frame, pl.DataFrame):
+        return frame
+    if "pandas" in sys.modules and isinstance(frame, sys.modules["pandas"].DataFrame):
+        return pl.from_pandas(frame)
+    return pl.from_arrow(frame)

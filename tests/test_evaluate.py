@@ -1,0 +1,169 @@
+"""evaluate / evaluate_retrieval / read_gold, on rows built by hand so every figure is known."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from quaestio.cli import cli
+from quaestio.errors import GoldError
+from quaestio.evaluate import evaluate, evaluate_retrieval, read_gold
+from quaestio.types import (Clarification, Decomposition, Keyword, KeywordSource,
+                            ParsedQuestion, Provenance, StructuralHints)
+
+
+def row(qid, *, answer_type="text", pattern="single", clarify=None, keywords=(),
+        concepts=(), pages=(), error=None):
+    return ParsedQuestion(
+        question_id=qid, original_question=f"question {qid}", answer_type=answer_type,
+        keywords=[Keyword(text=k, weight=0.5, source=KeywordSource.DIRECT) for k in keywords],
+        concepts=list(concepts), hints=StructuralHints(pages_hint=list(pages)),
+        decomposition=Decomposition(decomposition_pattern=pattern),
+        clarification=Clarification(suggested_clarification=clarify),
+        provenance=Provenance(error_code=error))
+
+
+@pytest.fixture
+def parsed():
+    return [
+        row("a", answer_type="amount", keywords=["Prime annuelle", "germany"],
+            concepts=["premium", "country_de"], pages=[3]),
+        row("b", answer_type="text", pattern="single", clarify="Which contract?"),
+        row("c", answer_type="date", pattern="independent", concepts=["deductible"]),
+        row("d", error="empty_question"),
+    ]
+
+
+@pytest.fixture
+def gold():
+    return pl.DataFrame({
+        "question_id": ["a", "b", "c", "d", "e"],
+        "question": ["qa", "qb", "qc", "qd", "qe"],
+        "answer_type": ["amount", "amount", "date", "text", "text"],
+        "decomposition_pattern": [None, "sequential", "single", None, None],
+        "needs_clarification": [False, False, None, None, True],
+        "keywords": [["prime annuelle", "Deutschland"], None, None, None, None],
+        "concepts": [["premium"], None, ["deductible"], None, None],
+        "pages_hint": [[3], None, None, None, None],
+    })
+
+
+def test_metrics_are_the_hand_counted_ones(parsed, gold):
+    result = evaluate(parsed, gold, as_="polars")
+    m = {r["field"]: r for r in result.metrics.iter_rows(named=True)}
+    # answer_type: a ok, b wrong (text vs amount), c ok, d parse error, e missing row.
+    assert (m["answer_type"]["n"], m["answer_type"]["correct"]) == (5, 2)
+    assert m["answer_type"]["accuracy"] == pytest.approx(0.4)
+    # keywords: one of two expected terms found (folded: "Prime annuelle" == "prime annuelle").
+    assert m["keywords"]["recall"] == pytest.approx(0.5) and m["keywords"]["precision"] is None
+    # concepts: a has one extra (country_de): P = 2/3, R = 2/2.
+    assert m["concepts"]["precision"] == pytest.approx(2 / 3)
+    assert m["concepts"]["recall"] == pytest.approx(1.0)
+    assert m["concepts"]["correct"] == 1
+    # needs_clarification: a (F,F) ok, b (F,T) needless, e (T, missing row) wrong.
+    flag = m["needs_clarification"]
+    assert (flag["n"], flag["correct"], flag["precision"], flag["recall"]) == (3, 1, 0.0, 0.0)
+    assert m["pages_hint"]["accuracy"] == 1.0
+
+
+def test_failures_are_grouped_by_what_to_fix(parsed, gold):
+    result = evaluate(parsed, gold, as_="polars")
+    modes = dict(result.modes.select("failure_mode", "count").iter_rows())
+    assert modes == {"missing_row": 2, "wrong_type": 1, "missed_compound": 1,
+                     "false_compound": 1, "needless_clarification": 1,
+                     "vocabulary_mismatch": 1, "spurious_concept": 1, "parse_error": 1}
+    # The most frequent mode comes first, and the failures follow the same order.
+    assert result.modes["failure_mode"][0] == "missing_row"
+    assert result.failures["failure_mode"][0] == "missing_row"
+    wrong_type = result.failures.filter(pl.col("failure_mode") == "wrong_type").row(0, named=True)
+    assert (wrong_type["question_id"], wrong_type["expected"], wrong_type["got"]) == \
+        ("b", "amount", "text")
+
+
+def test_confusion_counts_expected_against_got(parsed, gold):
+    confusion = evaluate(parsed, gold, as_="polars").confusion
+    types = {(e, g): n for f, e, g, n in confusion.iter_rows() if f == "answer_type"}
+    assert types == {("amount", "amount"): 1, ("amount", "text"): 1, ("date", "date"): 1,
+                     ("text", "text"): 1, ("text", "∅"): 1}
+
+
+def test_pandas_in_pandas_out_and_parsed_frames(parsed, gold):
+    from quaestio.schema import rows_to_table, table_to_frame
+
+    qdf = table_to_frame(rows_to_table(parsed), "pandas")
+    result = evaluate(qdf, gold.to_pandas())
+    assert isinstance(result.metrics, pd.DataFrame)
+    assert result.metrics.set_index("field").loc["answer_type", "correct"] == 2
+
+
+def test_gold_file_errors_name_row_column_and_value(tmp_path):
+    path = tmp_path / "gold.csv"
+    path.write_text("id,question,answer_shape,needs_clarification,pages_hint,concepts,answer_typ\n"
+                    "1,q1,lisitng,maybe,three,premuim,amount\n"
+                    "2,q2,single,yes,\"[1, 2]\",premium,\n")
+    with pytest.raises(GoldError) as info:
+        read_gold(path)
+    cases = {(c["row"], c["column"]): c for c in info.value.failure_cases}
+    assert set(cases) == {(None, "answer_typ"), (2, "answer_shape"),
+                          (2, "needs_clarification"), (2, "pages_hint"), (2, "concepts")}
+    assert "did you mean 'listing'" in cases[(2, "answer_shape")]["reason"]
+    assert "did you mean 'answer_type'" in cases[(None, "answer_typ")]["reason"]
+    assert cases[(2, "pages_hint")]["value"] == "three"
+
+
+def test_gold_lists_read_as_json_or_semicolons(tmp_path):
+    path = tmp_path / "gold.jsonl"
+    path.write_text(json.dumps({"question": "q", "pages_hint": "[4, 2, 4]",
+                                "keywords": "a; b ;"}) + "\n")
+    gold = read_gold(path)
+    assert gold["pages_hint"].to_list() == [[2, 4]]
+    assert gold["keywords"].to_list() == [["a", "b"]]
+    assert gold["question_id"].to_list() == ["q0"]
+
+
+def test_retrieval_metrics_by_hand():
+    gold = pl.DataFrame({"question_id": ["q1", "q2", "q3"], "question": ["x", "y", "z"],
+                         "relevant_chunk_ids": [["c2", "c9"], ["c1"], ["c5"]]})
+    hits = pl.DataFrame({"question_id": ["q1", "q1", "q1", "q2", "q2"],
+                         "chunk_id": ["c1", "c2", "c3", "c4", "c1"],
+                         "doc_id": ["d1", "d1", "d2", "d2", "d1"],
+                         "rank": [1, 2, 3, 1, 2]})
+    out = evaluate_retrieval({"bm25": hits}, gold, ks=(1, 2), as_="polars").row(0, named=True)
+    # q1: c2 at rank 2 (one of two relevant); q2: c1 at rank 2; q3: nothing returned.
+    assert out["recall@1"] == 0.0
+    assert out["recall@2"] == pytest.approx((0.5 + 1.0 + 0.0) / 3)
+    assert out["mrr"] == pytest.approx((1 / 2 + 1 / 2 + 0) / 3)
+    ndcg_q1 = (1 / math.log2(3)) / (1 + 1 / math.log2(3))
+    ndcg_q2 = (1 / math.log2(3)) / 1
+    assert out["ndcg@2"] == pytest.approx((ndcg_q1 + ndcg_q2) / 3)
+
+
+def test_retrieval_at_document_level_counts_a_document_once():
+    gold = pl.DataFrame({"question_id": ["q1"], "question": ["x"],
+                         "relevant_doc_ids": [["d2"]]})
+    hits = pd.DataFrame({"question_id": ["q1"] * 3, "chunk_id": ["c1", "c2", "c3"],
+                         "doc_id": ["d1", "d1", "d2"], "rank": [1, 2, 3]})
+    out = evaluate_retrieval(hits, gold, ks=(2,))
+    assert out.loc[0, "recall@2"] == 1.0 and out.loc[0, "mrr"] == 0.5
+    with pytest.raises(ValueError, match="relevant_chunk_ids"):
+        evaluate_retrieval(hits, gold, level="chunk")
+
+
+def test_eval_command(tmp_path):
+    path = tmp_path / "gold.csv"
+    path.write_text("id,question,answer_type,needs_clarification\n"
+                    "1,What is the annual premium?,amount,false\n"
+                    "2,When does the policy expire?,amount,false\n")
+    failures = tmp_path / "failures.csv"
+    result = CliRunner().invoke(cli, ["eval", str(path), "--failures", str(failures)])
+    assert result.exit_code == 0, result.output
+    assert "wrong_type" in result.output and "[2]" in result.output
+    assert pl.read_csv(failures)["got"].to_list() == ["date"]
+    as_json = CliRunner().invoke(cli, ["eval", str(path), "--json"])
+    metrics = {m["field"]: m for m in json.loads(as_json.output)["metrics"]}
+    assert metrics["answer_type"]["correct"] == 1
