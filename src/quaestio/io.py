@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Iterator
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from .schema import QUESTION_SCHEMA
@@ -24,14 +27,40 @@ def file_format(path: str | Path) -> str:
     return fmt
 
 
-def read_questions(path: str | Path) -> pl.DataFrame:
-    """Read a question file; every column stays a string so ids keep their leading zeros."""
+def iter_questions(path: str | Path, chunk_size: int = 5000) -> Iterator[pl.DataFrame]:
+    """Read a question file in chunks of about `chunk_size` rows, never all of it at once.
+
+    CSV columns stay strings so ids keep their leading zeros. Memory is bounded by the
+    chunk (and, for Parquet, by the file's row group), whatever the file's size.
+    """
     fmt = file_format(path)
-    if fmt == "csv":
-        return pl.read_csv(path, infer_schema=False)
-    if fmt == "jsonl":
-        return pl.read_ndjson(path)
-    return pl.read_parquet(path)
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    if fmt == "parquet":
+        batches = pq.ParquetFile(path).iter_batches(batch_size=chunk_size)
+    elif fmt == "csv":
+        with open(path, encoding="utf-8", newline="") as fh:
+            header = next(csv.reader(fh), [])
+        batches = pa_csv.open_csv(
+            path, read_options=pa_csv.ReadOptions(block_size=1 << 22),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={name: pa.string() for name in header},
+                strings_can_be_null=True, quoted_strings_can_be_null=False))
+    else:
+        batches = pa_json.open_json(path, read_options=pa_json.ReadOptions(block_size=1 << 22))
+    pending: list[pl.DataFrame] = []
+    rows = 0
+    for batch in batches:
+        pending.append(pl.from_arrow(pa.Table.from_batches([batch])))
+        rows += batch.num_rows
+        if rows >= chunk_size:
+            merged = pl.concat(pending, how="diagonal_relaxed")
+            for offset in range(0, merged.height - chunk_size + 1, chunk_size):
+                yield merged.slice(offset, chunk_size)
+            rest = merged.height % chunk_size
+            pending, rows = ([merged.slice(merged.height - rest)], rest) if rest else ([], 0)
+    if rows:
+        yield pl.concat(pending, how="diagonal_relaxed")
 
 
 class QuestionWriter:
@@ -74,8 +103,3 @@ class QuestionWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def chunks(frame: pl.DataFrame, size: int) -> Iterator[pl.DataFrame]:
-    for offset in range(0, frame.height, size):
-        yield frame.slice(offset, size)

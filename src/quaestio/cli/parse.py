@@ -55,14 +55,13 @@ def batch(input_path: str, output: str, satellites_dir: str | None, question_col
           id_column: str | None, language: str | None, errors: str, chunk_size: int) -> None:
     """Parse every question of IN (CSV, JSONL or Parquet) into question_df at OUTPUT."""
     from ..analysis import parse_questions
-    from ..io import QuestionWriter, chunks, read_questions
+    from ..io import QuestionWriter, iter_questions
 
     try:
-        frame = read_questions(input_path)
         sats = _satellites(satellites_dir)
         total = failed = 0
         with QuestionWriter(output) as writer:
-            for part in chunks(frame, chunk_size):
+            for part in iter_questions(input_path, chunk_size):
                 if id_column is None:
                     import polars as pl
 
