@@ -120,7 +120,7 @@ def _polars(question_df: Any) -> pl.DataFrame:
 
 
 def _show(value: Any) -> str:
-    if value is None:
+    if value is None or value == []:
         return "∅"
     if isinstance(value, list):
         return "; ".join(map(str, value))
