@@ -18,6 +18,15 @@ def _parse(question, sats=None):
 
 
 CASES = [
+    # A requested unit names the type, over a year or a head noun elsewhere in the question
+    ("What is the year end FY2019 total amount of inventories? Answer in USD millions.",
+     "single", "amount"),
+    ("What is the FY2018 - FY2020 3 year average capex as a % of revenue?", "single",
+     "percentage"),
+    ("What is the year-over-year change in revenue from FY2016 to FY2017 (in units of "
+     "percents)?", "single", "percentage"),
+    ("Quel est le chiffre d'affaires 2023 en millions d'euros ?", "single", "amount"),
+    ("¿Cuál fue la variación de las ventas en 2023 en porcentaje?", "single", "percentage"),
     # English
     ("What is the annual premium?", "single", "amount"),
     ("List the annual premiums by year", "table", "amount"),
