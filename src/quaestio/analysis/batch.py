@@ -26,7 +26,7 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
                     parties: Sequence[str] | None = None,
                     steps: Sequence[Step] = DEFAULT_STEPS,
                     errors: Errors = "collect", progress: bool | None = None,
-                    as_: str | None = None):
+                    as_: str | None = None, llm: Any = None):
     """Parse a batch of questions into `question_df`, one row per question, in input order.
 
     Args:
@@ -43,6 +43,9 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
         progress: Show a progress bar on stderr; by default only for long batches on a
             terminal.
         as_: "pandas", "polars" or "arrow"; by default the caller's engine (pandas for lists).
+        llm: The LLM mode (see `parse_question`): the offline pass runs for every question,
+            then one call per distinct question, `concurrency` at a time (an `LLMConfig`
+            knob), rows kept in input order; a failed call keeps the offline row.
 
     Returns:
         `question_df` in the requested engine, with the columns of `quaestio.schema.COLUMNS`.
@@ -65,6 +68,11 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
 
         raise UnknownNameError("engine", engine, ENGINES)
     sats = satellites if satellites is not None else bundled_satellites()
+    if llm is not None:
+        table = _with_llm(llm, texts, ids, sats, question_column, errors, progress,
+                          {"language": language, "toc": toc, "scope": scope,
+                           "parties": parties, "steps": steps})
+        return table_to_frame(table, engine)
     parts, rows = [], []
     with _gc_paused():
         for n, (qid, text) in enumerate(_progress(zip(ids, texts), len(texts), progress)):
@@ -86,6 +94,30 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
 
 
 _ROWS_PER_PART = 2048
+
+
+def _with_llm(llm: Any, texts: list[Any], ids: list[str], sats: Satellites, column: str,
+              errors: Errors, progress: bool | None, options: dict[str, Any]) -> pa.Table:
+    from ..llm.engine import as_llm  # the LLM mode's imports stay off the offline path
+    from .pipeline import finish_record, run_steps
+
+    mode = as_llm(llm, sats)
+    records: list[Any] = [None] * len(texts)
+    drafts, where = [], []
+    for n, (qid, text) in enumerate(zip(ids, texts)):
+        try:
+            drafts.append(run_steps(_checked(text, n, column), sats, question_id=qid,
+                                    **options))
+            where.append(n)
+        except Exception as exc:
+            if errors == "raise":
+                raise
+            records[n] = to_record(_error_row(qid, text, exc, sats))
+            if errors == "warn":
+                warnings.warn(f"question {qid!r}: {exc}", stacklevel=3)
+    for n, record in zip(where, mode.parse_drafts(drafts, finish_record, progress=progress)):
+        records[n] = record
+    return pa.Table.from_pylist(records, schema=QUESTION_SCHEMA)
 
 
 @contextmanager

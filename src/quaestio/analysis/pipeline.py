@@ -91,8 +91,8 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
                    toc: Sequence[str] | None = None, scope: Mapping[str, Any] | None = None,
                    context: str | Sequence[str] | None = None,
                    parties: Sequence[str] | None = None,
-                   steps: Sequence[Step] = DEFAULT_STEPS) -> ParsedQuestion:
-    """Parse one question into a typed row, offline.
+                   steps: Sequence[Step] = DEFAULT_STEPS, llm: Any = None) -> ParsedQuestion:
+    """Parse one question into a typed row, offline unless `llm` is given.
 
     Args:
         question: The user's question, as typed.
@@ -107,6 +107,11 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
             such as "that contract" that would otherwise call for a clarification.
         parties: Names of parties the caller knows (counterparties, insurers, ...).
         steps: The parse steps to run, in order (`DEFAULT_STEPS`); reorder, drop or add.
+        llm: The LLM mode: a `quaestio.llm.LLM`, an `LLMConfig`, or True (configured from
+            `QUAESTIO_LLM_*`). The offline steps run first; one structured call then
+            fills every family, checked against the satellites, field by field falling
+            back to the offline values (`llm_status` says ok, cached or fallback:<reason>).
+            None (default): offline, no network.
 
     Returns:
         A `ParsedQuestion`: keywords with their source, weight, span and rule; concepts;
@@ -122,7 +127,7 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
     """
     return from_record(parse_record(question, satellites, question_id=question_id,
                                     language=language, toc=toc, scope=scope, context=context,
-                                    parties=parties, steps=steps))
+                                    parties=parties, steps=steps, llm=llm))
 
 
 def parse_record(question: str, satellites: Satellites | None = None, *,
@@ -130,12 +135,29 @@ def parse_record(question: str, satellites: Satellites | None = None, *,
                  toc: Sequence[str] | None = None, scope: Mapping[str, Any] | None = None,
                  context: str | Sequence[str] | None = None,
                  parties: Sequence[str] | None = None,
-                 steps: Sequence[Step] = DEFAULT_STEPS) -> dict[str, Any]:
+                 steps: Sequence[Step] = DEFAULT_STEPS, llm: Any = None) -> dict[str, Any]:
     """Run the steps and return the flat question_df record, unvalidated.
 
     `parse_question` validates it into a `ParsedQuestion`; `parse_questions` hands records
     straight to Arrow, whose schema checks every type, which saves a model per row.
     """
+    draft, started = run_steps(question, satellites, question_id=question_id,
+                               language=language, toc=toc, scope=scope, context=context,
+                               parties=parties, steps=steps)
+    if llm is None:
+        return finish_record(draft, started)
+    from ..llm.engine import as_llm  # the LLM mode's imports stay off the offline path
+
+    return as_llm(llm, draft.sats).parse_draft(draft, started, finish_record)
+
+
+def run_steps(question: str, satellites: Satellites | None = None, *,
+              question_id: str | None = None, language: str | None = None,
+              toc: Sequence[str] | None = None, scope: Mapping[str, Any] | None = None,
+              context: str | Sequence[str] | None = None,
+              parties: Sequence[str] | None = None,
+              steps: Sequence[Step] = DEFAULT_STEPS) -> tuple[Draft, float]:
+    """The offline pass: the filled `Draft` and the time it started (for latency_ms)."""
     started = time.perf_counter()
     text = check_question(question, column="question")
     sats = satellites if satellites is not None else bundled_satellites()
@@ -146,17 +168,24 @@ def parse_record(question: str, satellites: Satellites | None = None, *,
                            "parties": list(parties or ())})
     for step in steps:
         step(draft)
+    return draft, started
+
+
+def finish_record(draft: Draft, started: float) -> dict[str, Any]:
+    """The flat record of a draft whose steps have run (callable again after a merge)."""
+    sats = draft.sats
     record = dict(_DEFAULT_RECORD)
     record.update(draft.columns)
     record.update(
-        question_id=draft.question_id, original_question=text,
+        question_id=draft.question_id, original_question=draft.original,
         corrected_question=clean(draft.corrected_text()), language=draft.language,
         spelling_corrections=[dict(c.__dict__) for c in
                               sorted(draft.corrections.values(), key=lambda c: c.span_start)],
-        keywords=_deduplicate(draft.keywords), concepts=draft.concepts,
+        keywords=_deduplicate(draft.keywords), concepts=list(draft.concepts),
         ambiguous_keywords=[dict(a.__dict__) for a in draft.ambiguous],
         satellites_version=sats.version, quaestio_version=__version__,
-        rules_fired=draft.rules_fired, warnings=draft.warnings, latency_ms=(time.perf_counter() - started) * 1000)
+        rules_fired=list(draft.rules_fired), warnings=list(draft.warnings),
+        latency_ms=(time.perf_counter() - started) * 1000)
     return record
 
 

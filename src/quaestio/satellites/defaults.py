@@ -28,6 +28,19 @@ class Defaults:
     pages_hint_limit: int = 200
     max_page_number: int = 100000
     toc_match_cutoff: float = 75.0
+    # LLM mode (quaestio.llm): weight of rewrite terms, and how hard to try before the
+    # per-field fallback to the offline values.
+    weight_llm_rewrite: float = 0.3
+    llm_timeout_s: float = 30.0
+    llm_max_retries: int = 3
+    llm_reasks: int = 1
+    llm_backoff_s: float = 0.5
+    llm_retry_after_max_s: float = 30.0
+    llm_concurrency: int = 8
+    llm_temperature: float = 0.0
+    llm_rewrites: int = 4
+    llm_max_candidates: int = 12
+    llm_rewrite_language: str = ""
 
 
 _PARSERS = {bool: lambda v: {"true": True, "false": False}[v.lower()], int: int, float: float,

@@ -1,0 +1,129 @@
+"""LLM settings: where the server is, which model, and how hard to try before falling back.
+
+Every knob left as None takes its value from the satellites' `defaults` rows (`llm_*`), so a
+project tunes retries or concurrency in its tables; arguments and `QUAESTIO_LLM_*` variables
+override them. The API key comes only from an argument or `QUAESTIO_LLM_API_KEY`, is never
+printed by `repr`, and is scrubbed from every message quaestio writes (`redact`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Callable, Collection, Literal
+
+from ..errors import QuaestioError
+
+Vocabulary = Collection[str] | Callable[[str], bool]
+ResponseFormat = Literal["auto", "json_schema", "json_object"]
+
+ENV = {"base_url": "QUAESTIO_LLM_BASE_URL", "api_key": "QUAESTIO_LLM_API_KEY",
+       "model": "QUAESTIO_LLM_MODEL", "cache_path": "QUAESTIO_LLM_CACHE",
+       "concurrency": "QUAESTIO_LLM_CONCURRENCY", "timeout": "QUAESTIO_LLM_TIMEOUT"}
+
+# knob → the `defaults` row that supplies it when neither an argument nor the environment does
+_FROM_DEFAULTS = {"timeout": "llm_timeout_s", "max_retries": "llm_max_retries",
+                  "reasks": "llm_reasks", "backoff": "llm_backoff_s",
+                  "retry_after_max": "llm_retry_after_max_s", "concurrency": "llm_concurrency",
+                  "temperature": "llm_temperature", "rewrites": "llm_rewrites",
+                  "max_candidates": "llm_max_candidates", "rewrite_weight": "weight_llm_rewrite",
+                  "rewrite_language": "llm_rewrite_language"}
+
+
+class LLMConfigError(QuaestioError, ValueError):
+    """The LLM mode was asked for but is not configured (no base URL or no model)."""
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Settings of the LLM mode.
+
+    Args:
+        base_url: An OpenAI-compatible endpoint, e.g. "http://127.0.0.1:8080/v1".
+        model: The model name the server expects.
+        api_key: The key; None reads `QUAESTIO_LLM_API_KEY` (local servers accept any).
+        timeout: Seconds per request. max_retries: extra attempts after a timeout, 429,
+            5xx or connection error. reasks: extra attempts after invalid or
+            schema-violating JSON, sending the validation error back. backoff: first
+            retry pause in seconds (doubled each time). retry_after_max: longest
+            `Retry-After` honoured before giving up.
+        concurrency: Requests in flight in `parse_questions`.
+        cache_path: SQLite file of the persistent cache; None: no cache.
+        temperature: Sampling temperature (0 for repeatable rows).
+        rewrites: Phrasings asked for (3-5). rewrite_weight: weight of `llm_rewrite` keywords.
+        rewrite_language: Language of the rewrites; "" keeps the question's.
+        vocabulary: The corpus vocabulary (a set of folded terms, or a predicate); rewrite
+            terms the corpus never contains are dropped and counted.
+        max_candidates: Most candidate concepts offered to the model.
+        response_format: "json_schema" (structured outputs), "json_object" (JSON mode plus
+            validation) or "auto" (json_schema, then json_object if the server rejects it).
+    """
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float | None = None
+    max_retries: int | None = None
+    reasks: int | None = None
+    backoff: float | None = None
+    retry_after_max: float | None = None
+    concurrency: int | None = None
+    cache_path: str | None = None
+    temperature: float | None = None
+    rewrites: int | None = None
+    rewrite_weight: float | None = None
+    rewrite_language: str | None = None
+    vocabulary: Vocabulary | None = field(default=None, repr=False, compare=False)
+    max_candidates: int | None = None
+    response_format: ResponseFormat = "auto"
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMConfig:
+        """Read `QUAESTIO_LLM_*` variables; keyword arguments that are not None win."""
+        values: dict[str, Any] = {}
+        for name, var in ENV.items():
+            raw = os.environ.get(var)
+            if raw:
+                values[name] = _cast(name, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def resolved(self, defaults: Any) -> LLMConfig:
+        """A copy with every unset knob taken from the satellites' `Defaults`."""
+        missing = [n for n in ("base_url", "model") if not getattr(self, n)]
+        if missing:
+            raise LLMConfigError(
+                f"LLM mode needs {' and '.join(missing)}: pass them (base_url=..., model=...) "
+                f"or set {', '.join(ENV[n] for n in missing)}")
+        filled = {n: getattr(defaults, key) for n, key in _FROM_DEFAULTS.items()
+                  if getattr(self, n) is None}
+        if self.api_key is None:
+            filled["api_key"] = os.environ.get(ENV["api_key"]) or "not-needed"
+        return replace(self, **filled)
+
+    def redact(self, text: str) -> str:
+        return redact(text, self.api_key)
+
+    def knows(self, term: str) -> bool:
+        """Whether the corpus vocabulary holds `term` (always True without a vocabulary)."""
+        if self.vocabulary is None:
+            return True
+        if callable(self.vocabulary):
+            return bool(self.vocabulary(term))
+        return term in self.vocabulary
+
+
+def redact(text: str, secret: str | None) -> str:
+    """`text` with the secret (and any long suffix of it servers echo) replaced by ***."""
+    if not secret or secret == "not-needed" or len(secret) < 4:
+        return text
+    return text.replace(secret, "***")
+
+
+def _cast(name: str, raw: str) -> Any:
+    kind = {f.name: f.type for f in fields(LLMConfig)}[name]
+    if "int" in str(kind) and "float" not in str(kind):
+        return int(raw)
+    if "float" in str(kind):
+        return float(raw)
+    return raw

@@ -1,0 +1,129 @@
+"""The pydantic models the LLM must return, and their JSON schemas with the registries injected.
+
+The models check structure and types only (a violation is sent back to the model). Which
+values are allowed (answer types, shapes, candidate concepts) comes from the satellites at
+call time: the schema's enums are built from their rows, so a new row needs no code or
+prompt edit, and `validate.py` checks the reply against the same rows afterwards, because
+JSON mode and weak servers do not enforce the schema.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..types import DecompositionPattern, LayoutHint
+
+AMBIGUITY_REASONS = ("deictic_reference", "ambiguous_concept", "missing_object", "too_broad",
+                     "too_short")
+
+
+class _Reply(BaseModel):
+    # Extra keys are ignored: small models add commentary fields, which is harmless.
+    model_config = ConfigDict(extra="ignore")
+
+
+class Analysis(_Reply):
+    """Every column family of one question, in one reply."""
+
+    corrected_question: str
+    rewrites: list[str] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list)
+    answer_shape: str
+    answer_type: str
+    pages_hint: list[int] = Field(default_factory=list)
+    toc_section_hint: str | None = None
+    layout_hint: str = LayoutHint.TEXT.value
+    document_version: str | None = None
+    need_summary: bool = False
+    scope_date_from: str | None = None
+    scope_date_to: str | None = None
+    scope_parties: list[str] = Field(default_factory=list)
+    decomposition_pattern: str = DecompositionPattern.SINGLE.value
+    sub_questions: list[str] = Field(default_factory=list)
+    conditional_filter: str | None = None
+    ambiguity_reason: str | None = None
+    suggested_clarification: str | None = None
+
+
+class Spelling(_Reply):
+    corrected_question: str
+
+
+class Rewrites(_Reply):
+    rewrites: list[str]
+
+
+class ConceptChoice(_Reply):
+    concept: str | None
+
+
+class Hints(_Reply):
+    pages_hint: list[int] = Field(default_factory=list)
+    toc_section_hint: str | None = None
+    layout_hint: str = LayoutHint.TEXT.value
+    document_version: str | None = None
+    need_summary: bool = False
+    scope_date_from: str | None = None
+    scope_date_to: str | None = None
+    scope_parties: list[str] = Field(default_factory=list)
+
+
+class DecompositionReply(_Reply):
+    decomposition_pattern: str
+    sub_questions: list[str] = Field(default_factory=list)
+    conditional_filter: str | None = None
+
+
+class ClarificationReply(_Reply):
+    ambiguity_reason: str | None = None
+    suggested_clarification: str | None = None
+
+
+class Passages(_Reply):
+    passages: list[str]
+
+
+def json_schema(model: type[BaseModel], enums: dict[str, list[str]] | None = None,
+                nullable_enums: frozenset[str] = frozenset(("ambiguity_reason",))) -> dict:
+    """A strict JSON schema of `model` (all keys required, no extras), with `enums[field]`
+    restricting a string field or the items of a list field to the registry's values."""
+    schema = copy.deepcopy(model.model_json_schema())
+    _strict(schema)
+    for name, values in (enums or {}).items():
+        prop = schema["properties"][name]
+        if prop.get("type") == "array":
+            prop["items"] = {"type": "string", "enum": list(values)} if values else {}
+            if not values:
+                prop["maxItems"] = 0
+        elif name in nullable_enums:
+            prop.clear()
+            prop["anyOf"] = [{"type": "string", "enum": list(values)}, {"type": "null"}]
+        else:
+            prop.clear()
+            prop.update(type="string", enum=list(values))
+    return schema
+
+
+def _strict(node: Any) -> None:
+    if isinstance(node, dict):
+        for key in ("title", "default"):
+            node.pop(key, None)
+        if node.get("type") == "object" and "properties" in node:
+            node["required"] = list(node["properties"])
+            node["additionalProperties"] = False
+        for value in node.values():
+            _strict(value)
+    elif isinstance(node, list):
+        for value in node:
+            _strict(value)
+
+
+def analysis_enums(answer_types: list[str], answer_shapes: list[str],
+                   candidates: list[str]) -> dict[str, list[str]]:
+    return {"answer_type": answer_types, "answer_shape": answer_shapes, "concepts": candidates,
+            "layout_hint": [v.value for v in LayoutHint],
+            "decomposition_pattern": [v.value for v in DecompositionPattern],
+            "ambiguity_reason": list(AMBIGUITY_REASONS)}

@@ -1,0 +1,248 @@
+"""A local OpenAI-compatible HTTP server for tests, notebooks and benchmarks: no key, no model.
+
+It lives in the package (not under tests/) so that users can exercise their own pipelines
+and notebooks over the real HTTP path without a provider, and the bench script can import it.
+Standard library only; it binds 127.0.0.1 and nothing else.
+
+    with FakeLLMServer(latency=0.2) as server:              # 200 ms per reply
+        server.script(Reply.status(429, retry_after=0.01))  # the next request gets a 429
+        row = parse_question("What is the premium?", llm=LLMConfig(base_url=server.url,
+                                                                    model="fake"))
+        assert server.count() == 2
+
+Replies are scripted FIFO (`script`), then come from the `responder` (a function of the
+request), by default `analysis_responder()`, which answers the consolidated quaestio prompt
+with the offline values it carries, so every reply is valid unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+__all__ = ["FakeLLMServer", "Reply", "Request", "analysis_responder"]
+
+
+@dataclass
+class Request:
+    """One request the server received: its JSON body and headers."""
+
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.body.get("messages") or []
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """The first user message parsed as JSON (the quaestio prompt sends one), else {}."""
+        for m in self.messages:
+            if m.get("role") == "user":
+                try:
+                    value = json.loads(m.get("content") or "")
+                except ValueError:
+                    return {}
+                return value if isinstance(value, dict) else {}
+        return {}
+
+    @property
+    def question(self) -> str | None:
+        return self.payload.get("question")
+
+    @property
+    def response_format(self) -> str | None:
+        return (self.body.get("response_format") or {}).get("type")
+
+
+@dataclass
+class Reply:
+    """What the server does with one request."""
+
+    status: int = 200
+    content: str | None = None
+    refusal: str | None = None
+    finish_reason: str = "stop"
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | None = None  # raw body, sent as is (errors, broken JSON envelopes)
+    drop: bool = False  # close the connection without answering
+
+    @classmethod
+    def json(cls, obj: Any, **kw: Any) -> Reply:
+        return cls(content=json.dumps(obj), **kw)
+
+    @classmethod
+    def error(cls, status: int, *, retry_after: float | None = None, message: str = "error",
+              **kw: Any) -> Reply:
+        headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
+        body = json.dumps({"error": {"message": message, "type": "fake", "code": status}})
+        return cls(status=status, headers=headers, body=body.encode(), **kw)
+
+    @classmethod
+    def slow(cls, seconds: float, then: Reply | None = None) -> Reply:
+        reply = then or cls()
+        reply.delay = seconds
+        return reply
+
+    @classmethod
+    def truncated(cls, text: str = '{"corrected_question": "wha') -> Reply:
+        return cls(content=text, finish_reason="length")
+
+    @classmethod
+    def invalid_json(cls) -> Reply:
+        return cls(content="Sure! Here is the JSON you asked for: {answer_type: amount,,}")
+
+    @classmethod
+    def refused(cls, text: str = "I can't help with that.") -> Reply:
+        return cls(refusal=text)
+
+    @classmethod
+    def dropped(cls) -> Reply:
+        return cls(drop=True)
+
+
+Responder = Callable[[Request], Reply]
+
+
+class FakeLLMServer:
+    """An OpenAI-compatible `/v1/chat/completions` endpoint on 127.0.0.1, in a thread."""
+
+    def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
+                 json_schema: bool = True, model: str = "fake-model"):
+        self.responder = responder or analysis_responder()
+        self.latency = latency
+        self.json_schema = json_schema  # False: reject json_schema like servers without it
+        self.model = model
+        self.requests: list[Request] = []
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "start the server first"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        """Queue replies for the next requests, in order, before the responder takes over."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    def count(self, question: str | None = None) -> int:
+        """Requests received so far, or those about one question."""
+        with self._lock:
+            return sum(1 for r in self.requests if question is None or r.question == question)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self._queue.clear()
+
+    def start(self) -> FakeLLMServer:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._httpd.request_queue_size = 256
+        threading.Thread(target=self._httpd.serve_forever, daemon=True,
+                         kwargs={"poll_interval": 0.05}).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _next(self, request: Request) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            scripted = self._queue.popleft() if self._queue else None
+        if scripted is not None:
+            return scripted
+        if not self.json_schema and request.response_format == "json_schema":
+            return Reply.error(400, message="response_format json_schema is not supported")
+        return self.responder(request)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: a batch reuses its connections
+    fake: FakeLLMServer
+
+    def log_message(self, *args: Any) -> None:  # quiet: tests read the request list instead
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        reply = self.fake._next(Request(body, {k.lower(): v for k, v in self.headers.items()}))
+        pause = self.fake.latency + reply.delay
+        if pause:
+            time.sleep(pause)
+        if reply.drop:
+            self.close_connection = True
+            self.connection.close()
+            return
+        data = reply.body if reply.body is not None else _completion(self.fake, body, reply)
+        try:
+            self.send_response(reply.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for k, v in reply.headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client gave up (timeout): nothing left to answer
+            self.close_connection = True
+
+
+def _completion(fake: FakeLLMServer, body: dict[str, Any], reply: Reply) -> bytes:
+    prompt = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
+    out = len(reply.content or reply.refusal or "")
+    message = {"role": "assistant", "content": reply.content, "refusal": reply.refusal}
+    return json.dumps({
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+        "model": body.get("model") or fake.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason,
+                     "logprobs": None}],
+        # about four characters per token, like the usual tokenizers on English
+        "usage": {"prompt_tokens": prompt // 4 + 1, "completion_tokens": out // 4 + 1,
+                  "total_tokens": prompt // 4 + out // 4 + 2},
+    }).encode()
+
+
+def analysis_responder(overrides: dict[str, Any] | Callable[[Request], dict[str, Any]]
+                       | None = None) -> Responder:
+    """Answer the consolidated quaestio prompt with the offline values it carries.
+
+    `overrides` (a dict, or a function of the request returning one) replaces fields of the
+    answer, e.g. {"answer_type": "date"}. Requests that are not the consolidated prompt get
+    `{}` plus the overrides (the per-concern helpers pass their own responders).
+    """
+    def respond(request: Request) -> Reply:
+        payload = request.payload
+        offline = payload.get("offline") or {}
+        answer = dict(offline) if "question" in payload else {}
+        if "question" in payload:
+            answer.setdefault("corrected_question", payload["question"])
+            answer["rewrites"] = []
+        extra = overrides(request) if callable(overrides) else (overrides or {})
+        answer.update(extra)
+        return Reply.json(answer)
+
+    return respond
