@@ -1,0 +1,84 @@
+"""`quaestio index` and `quaestio search`: build an index from a folder, query it."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import click
+
+from ..errors import QuaestioError
+from . import cli, load_satellites_or_bundled as _satellites, satellites_option
+
+BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
+
+
+@cli.command("index")
+@click.argument("docs", type=click.Path(exists=True))
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+              help="Index folder (written atomically; an existing index is replaced).")
+@click.option("--model", default="all-MiniLM-L6-v2", show_default=True,
+              help="Packaged embedding model.")
+@click.option("--no-embeddings", is_flag=True, help="bm25 only: no vectors, no torch.")
+@click.option("--no-parent-child", is_flag=True, help="Do not store parents and children.")
+@click.option("--sentence-window", default=0, show_default=True,
+              help="Also index sentences, delivered with N neighbours each side.")
+@click.option("--encoding", help="Force one encoding for every file.")
+def index_command(docs: str, output: str, model: str, no_embeddings: bool,
+                  no_parent_child: bool, sentence_window: int, encoding: str | None) -> None:
+    """Chunk and index the Markdown/text files of DOCS (a folder or one file)."""
+    from ..retrieval import build_index
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            index = build_index(docs, output, embedding_model=None if no_embeddings else model,
+                                parent_child=not no_parent_child,
+                                sentence_window=sentence_window, encoding=encoding,
+                                progress=True)
+        except QuaestioError as exc:
+            raise click.ClickException(str(exc)) from exc
+    for w in caught:
+        click.echo(f"warning: {w.message}", err=True)
+    m = index.manifest
+    sections = sum(g == "section" for g in index.chunks.column("granularity").to_pylist())
+    click.echo(f"{m['documents']} documents -> {sections} chunks ({m['chunks']} rows with "
+               f"parents/children) -> {output} "
+               f"[{m['embedding_model']['name'] if m['embedding_model'] else 'bm25 only'}]",
+               err=True)
+
+
+@cli.command("search")
+@click.argument("index_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("question")
+@click.option("--backend", type=click.Choice(BACKENDS), default=None,
+              help="Default: hybrid, or bm25 for an index without embeddings.")
+@click.option("-k", "--k", "k", default=5, show_default=True, help="Hits to return.")
+@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON lines.")
+@satellites_option
+def search_command(index_dir: str, question: str, backend: str | None, k: int,
+                   as_json: bool, satellites_dir: str | None) -> None:
+    """Search INDEX_DIR for QUESTION and print the hits."""
+    from ..retrieval import open_index, search
+
+    try:
+        index = open_index(index_dir)
+        backend = backend or ("hybrid" if index.embedding_model else "bm25")
+        hits = search(index, question, backend=backend, k=k, as_="arrow",
+                      satellites=_satellites(satellites_dir))
+    except QuaestioError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        for row in hits.to_pylist():
+            click.echo(json.dumps(row, ensure_ascii=False, default=str))
+        return
+    for row in hits.to_pylist():
+        pages = f" p.{row['page_start']}" if row["page_start"] is not None else ""
+        if row["page_end"] not in (None, row["page_start"]):
+            pages += f"-{row['page_end']}"
+        part = f" (part {row['part_index']} of {row['part_count']})" \
+            if (row["part_count"] or 1) > 1 else ""
+        click.echo(f"{row['rank']:>2}. {row['score']:.4f}  {row['doc_id']}{pages}  "
+                   f"{row['breadcrumb']}{part}")
+        if row["matched_keywords"]:
+            click.echo(f"    matched: {', '.join(row['matched_keywords'][:8])}")

@@ -1,0 +1,129 @@
+"""`bm25`: bm25s over the generation field, scoring the question's keywords by their weights.
+
+Each keyword is tokenised like the corpus; a token weighs as its heaviest keyword (explicit
+and anchor terms weigh most, dictionary variants of every language are included). A question
+without keywords (or `query="raw"`) is scored on its own words, all weighing 1, which is
+plain BM25. A keyword is "matched" by a hit when the hit contains all of its tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .base import Backend, Hit, query_text
+from .errors import BackendUnavailable
+
+_TOKEN = re.compile(r"\w\w+|\d", re.UNICODE)
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_FRENCH, STOPWORDS_SPANISH
+
+    return frozenset(STOPWORDS_EN) | frozenset(STOPWORDS_FRENCH) | frozenset(STOPWORDS_SPANISH)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens (two letters or more, or digits), EN/FR/ES stopwords removed."""
+    stop = stopwords()
+    return [t for t in _TOKEN.findall(text.lower()) if t not in stop]
+
+
+def _bm25s():
+    try:
+        import bm25s
+    except ImportError as exc:
+        raise BackendUnavailable("backend 'bm25'", "bm25s") from exc
+    return bm25s
+
+
+class BM25Backend(Backend):
+    """BM25 (bm25s, Lucene variant) with keyword weights; see the module docstring."""
+
+    name = "bm25"
+
+    def __init__(self, *, granularity: str = "section", k1: float = 1.5, b: float = 0.75,
+                 sources: Sequence[str] | None = None, query: str = "keywords"):
+        super().__init__(granularity=granularity)
+        if query not in ("keywords", "raw"):
+            raise ValueError(f"query must be 'keywords' or 'raw', not {query!r}")
+        self.k1, self.b, self.query = k1, b, query
+        self.sources = set(sources) if sources is not None else None
+        self.model = None
+
+    def _fit(self) -> None:
+        texts = self.chunks.column("generation_text").take(self.rows).to_pylist()
+        self.fit_tokens([tokenize(t) for t in texts])
+
+    def fit_tokens(self, corpus_tokens: list[list[str]]) -> None:
+        bm25s = _bm25s()
+        # bm25s rejects an empty vocabulary; an index of empty texts still answers (nothing).
+        tokens = corpus_tokens if any(corpus_tokens) else [["\x00"]] * max(1, len(corpus_tokens))
+        self.model = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
+        self.model.index(tokens, show_progress=False)
+        self._arrays()
+
+    def _arrays(self) -> None:
+        s = self.model.scores
+        self.data, self.indptr = s["data"], s["indptr"]
+        self.indices, self.num_docs = s["indices"], int(s["num_docs"])
+        self.vocab = self.model.vocab_dict
+
+    def save(self, folder: Path) -> None:
+        self.model.save(str(folder))
+
+    def load(self, folder: Path, chunks) -> None:
+        self.chunks = chunks
+        from .base import rows_of
+
+        self.rows = rows_of(chunks, self.granularity)
+        self.model = _bm25s().BM25.load(str(folder))
+        self._arrays()
+
+    def weighted_query(self, record: dict) -> list[tuple[str, float, list[str]]]:
+        """(keyword, weight, tokens) of one question record."""
+        keywords = record.get("keywords") or []
+        if self.sources is not None:
+            keywords = [kw for kw in keywords if kw["source"] in self.sources]
+        if self.query == "raw" or not keywords:
+            return [(t, 1.0, [t]) for t in tokenize(query_text(record))]
+        return [(kw["text"], float(kw["weight"]), tokenize(kw["text"])) for kw in keywords]
+
+    def retrieve(self, records: list[dict], k: int, allow=None) -> list[list[Hit]]:
+        from ._kernels import topk
+
+        out = []
+        for n, record in enumerate(records):
+            terms = self.weighted_query(record)
+            weights: dict[int, float] = {}
+            raw = self.query == "raw" or not record.get("keywords")
+            for _, w, toks in terms:
+                for t in toks:
+                    tid = self.vocab.get(t)
+                    if tid is not None:  # raw BM25 sums repeated words; keywords take the max
+                        weights[tid] = weights.get(tid, 0.0) + w if raw else max(
+                            weights.get(tid, 0.0), w)
+            if not weights:
+                out.append([])
+                continue
+            ids = np.fromiter(weights, dtype=np.int64, count=len(weights))
+            ws = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
+            mask = self.local_mask(allow[n]) if allow is not None else None
+            top, scores, present = topk(self.data, self.indptr, self.indices, self.num_docs,
+                                        ids, ws, mask, k)
+            position = {int(t): j for j, t in enumerate(ids)}
+            hits = []
+            for i, (doc, score) in enumerate(zip(top, scores)):
+                matched = [text for text, _, toks in terms if toks and all(
+                    self.vocab.get(t) in position and present[i, position[self.vocab[t]]]
+                    for t in toks)]
+                hits.append(Hit(int(self.rows[doc]), float(score),
+                                {"matched_keywords": list(dict.fromkeys(matched)),
+                                 "bm25_rank": i + 1, "bm25_score": float(score)}))
+            out.append(hits)
+        return out

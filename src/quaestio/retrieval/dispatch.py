@@ -1,0 +1,107 @@
+"""`dispatch`: route each question of question_df by its dispatch columns.
+
+- backend, from `answer_context`: line/sentence → "sentence" when the index has sentence rows;
+  section/chapter/document → "parent" when it has parent-child rows; else `default_backend`
+  ("hybrid" with embeddings, "bm25" without);
+- k from `retrieval_k` (else `k`);
+- `chunk_strategy`: "combined" reads the passages together, so hits come back grouped by
+  document in reading order; "sequential" keeps rank order;
+- navigational questions ("where do I find…", "which screen…", or a true `navigational`
+  column) search screen chunks first and fall back to conceptual documentation when no
+  screen chunk is found. The `route` column says which way each hit went.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .api import _run, as_index, parse_if_needed
+from .funnel import Funnel
+from .schema import HITS_SCHEMA, to_engine
+
+NAVIGATIONAL = re.compile(
+    r"\b(where (do|can|should) i (find|see|click|tap|open|change|enter)|how do i (get to|open|"
+    r"navigate|find)|which (screen|menu|tab|button|field|page of the app)|(screen|menu|button|"
+    r"tab)s?\b.{0,40}\b(where|how)|où (trouver|se trouve|cliquer)|quel (écran|menu|bouton)|"
+    r"dónde (encuentro|está|hago clic)|qué (pantalla|menú|botón))", re.I)
+_ROUTES = {"line": "sentence", "sentence": "sentence", "section": "parent",
+           "chapter": "parent", "document": "parent"}
+
+
+def is_navigational(record: dict) -> bool:
+    flag = record.get("navigational")
+    if flag is not None:
+        return bool(flag)
+    return bool(NAVIGATIONAL.search(record.get("original_question") or ""))
+
+
+def route_of(record: dict, index) -> str:
+    default = "hybrid" if index.embedding_model else "bm25"
+    wanted = _ROUTES.get(record.get("answer_context") or "")
+    needs = {"sentence": "sentence", "parent": "child"}
+    return wanted if wanted and needs[wanted] in index.granularities() else default
+
+
+def dispatch(question_df: Any, index, *, k: int = 5, default_backend: str | None = None,
+             funnel: Funnel | None = None, satellites=None, as_: str = "pandas"):
+    """Search each question with the backend, k and strategy its dispatch columns ask for.
+
+    Args:
+        question_df: question_df in any engine (or strings, parsed offline).
+        index: An `Index` or its folder.
+        k: Hits per question when `retrieval_k` is empty.
+        default_backend: Overrides the default route ("hybrid", or "bm25" without vectors).
+        funnel: As in `search`.
+
+    Returns:
+        hits_df, in question order, with `route` ("screen", "screen→conceptual", "default",
+        "sentence", "parent") and `backend` per hit.
+    """
+    index = as_index(index)
+    records = parse_if_needed(question_df, satellites)
+    funnel = funnel or Funnel()
+    types = np.asarray(index.chunks.column("chunk_type").to_pylist(), dtype=object)
+    screen = types == "screen"
+    parts = []
+    for record in records:
+        backend = route_of(record, index) if default_backend is None or _ROUTES.get(
+            record.get("answer_context") or "") else default_backend
+        kk = int(record.get("retrieval_k") or k)
+        table, route = None, backend if backend in ("sentence", "parent") else "default"
+        retriever = index.retriever(backend)
+        if is_navigational(record) and screen.any():
+            table = _screen_only(index, retriever, record, kk, funnel, screen)
+            route = "screen" if table.num_rows else "screen→conceptual"
+        if table is None or not table.num_rows:
+            table = _run(index, retriever, [record], kk, funnel, True)
+        if (record.get("chunk_strategy") or "") == "combined" and table.num_rows:
+            table = _reading_order(index, table)
+        parts.append(table.set_column(table.schema.get_field_index("route"), "route",
+                                      pa.array([route] * table.num_rows, pa.string())))
+    table = pa.concat_tables(parts) if parts else HITS_SCHEMA.empty_table()
+    return to_engine(table, as_)
+
+
+def _screen_only(index, retriever, record, k, funnel, screen):
+    from .api import facts
+    from .base import materialise
+    from .filters import question_filter
+    from .funnel import run_funnel
+
+    check = question_filter(record, facts(index))
+    check.mask = screen if check.mask is None else (check.mask & screen)
+    hits = run_funnel(index, retriever, [record], k, funnel, [check])
+    return materialise(index.chunks, [record], hits, retriever.name)
+
+
+def _reading_order(index, table: pa.Table) -> pa.Table:
+    ids = index.chunks.column("chunk_id").to_pylist()
+    position = {c: i for i, c in enumerate(ids)}
+    order = sorted(range(table.num_rows), key=lambda i: position[table["chunk_id"][i].as_py()])
+    table = table.take(order)
+    return table.set_column(table.schema.get_field_index("rank"), "rank",
+                            pa.array(range(1, table.num_rows + 1), pa.int64()))

@@ -1,0 +1,133 @@
+"""Structural filters from a question's hint and scope columns, as a mask over chunk rows.
+
+- `pages_hint` / `scope_page_range`: only chunks on those pages, and those chunks are
+  *pinned*: kept in the hits even when no keyword matches them.
+- `toc_section_hint` / `scope_sections`: chunks whose breadcrumb has a heading that fuzzily
+  matches (rapidfuzz `partial_ratio` ≥ `toc_cutoff`, case-insensitive).
+- `layout_hint`: "table" → chunks with a table, "image" → with an image.
+- `scope_date_from/to`, `scope_parties`, `scope_jurisdictions`: on the document metadata; a
+  document that does not state the field is kept (unknown is not out of scope).
+A filter that no chunk satisfies, or that the index cannot evaluate (no page numbers), is
+dropped rather than returning nothing, and the reason is recorded in `notes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+
+@dataclass
+class Filtered:
+    mask: np.ndarray | None
+    pinned: np.ndarray  # rows to keep even without a keyword match
+    notes: list[str] = field(default_factory=list)
+
+
+class ChunkFacts:
+    """The chunk and document columns the filters read, as arrays (built once per index)."""
+
+    def __init__(self, chunks: pa.Table, documents: pa.Table):
+        n = chunks.num_rows
+        self.n = n
+        self.page_start = _ints(chunks.column("page_start"))
+        self.page_end = _ints(chunks.column("page_end"))
+        self.has_pages = bool(np.isfinite(self.page_start).any())
+        crumbs = chunks.column("breadcrumb").to_pylist()
+        self.crumb_ids, self.crumbs = _codes(crumbs)
+        self.has_table = np.asarray(chunks.column("has_table").to_pylist(), dtype=bool)
+        self.has_image = np.asarray(chunks.column("has_image").to_pylist(), dtype=bool)
+        self.chunk_type = np.asarray(chunks.column("chunk_type").to_pylist(), dtype=object)
+        docs = documents.to_pylist()
+        position = {d["doc_id"]: i for i, d in enumerate(docs)}
+        self.doc_of = np.fromiter((position[d] for d in chunks.column("doc_id").to_pylist()),
+                                  dtype=np.int64, count=n)
+        self.docs = docs
+
+
+def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) -> Filtered:
+    """The mask and pinned rows for one question record (see the module docstring)."""
+    mask = np.ones(facts.n, dtype=bool)
+    notes: list[str] = []
+    pinned = np.zeros(0, dtype=np.int64)
+
+    def apply(name: str, keep: np.ndarray) -> None:
+        nonlocal mask
+        if (mask & keep).any():
+            mask &= keep
+        else:
+            notes.append(f"{name}: no chunk matches; filter dropped")
+
+    pages = sorted(set(record.get("pages_hint") or []) | _range(record.get("scope_page_range")))
+    if pages:
+        if not facts.has_pages:
+            notes.append("pages_hint: the index has no page numbers; filter dropped")
+        else:
+            on = np.zeros(facts.n, dtype=bool)
+            for p in pages:
+                on |= (facts.page_start <= p) & (p <= facts.page_end)
+            apply("pages_hint", on)
+            pinned = np.flatnonzero(on & mask)
+    sections = [s for s in [record.get("toc_section_hint"), *(record.get("scope_sections") or [])]
+                if s]
+    if sections:
+        apply("toc_section_hint", _sections(facts, sections, toc_cutoff))
+    layout = record.get("layout_hint")
+    if layout in ("table", "image"):
+        apply(f"layout_hint={layout}", facts.has_table if layout == "table" else facts.has_image)
+    docs = _doc_scope(record, facts.docs)
+    if docs is not None:
+        apply("scope", docs[facts.doc_of])
+    if mask.all():
+        return Filtered(None, pinned, notes)
+    return Filtered(mask, pinned, notes)
+
+
+def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
+    from rapidfuzz import fuzz
+
+    good = np.zeros(len(facts.crumbs), dtype=bool)
+    for i, crumb in enumerate(facts.crumbs):
+        parts = [p.lower() for p in crumb.split(" > ")[1:] or [crumb]]
+        good[i] = any(fuzz.partial_ratio(h.lower(), p) >= cutoff for h in hints for p in parts)
+    return good[facts.crumb_ids]
+
+
+def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
+    start, end = record.get("scope_date_from"), record.get("scope_date_to")
+    parties = [p.lower() for p in record.get("scope_parties") or []]
+    places = [j.lower().removeprefix("country_") for j in record.get("scope_jurisdictions") or []]
+    if not (start or end or parties or places):
+        return None
+    keep = np.ones(len(docs), dtype=bool)
+    for i, d in enumerate(docs):
+        date = d.get("date")
+        if date is not None and ((start and date < start) or (end and date > end)):
+            keep[i] = False
+        if parties and d.get("parties") and not any(
+                p in q.lower() for p in parties for q in d["parties"]):
+            keep[i] = False
+        if places and d.get("jurisdiction") and not any(
+                p == j.lower() for p in places for j in d["jurisdiction"]):
+            keep[i] = False
+    return keep
+
+
+def _range(values) -> set[int]:
+    if not values:
+        return set()
+    lo, hi = min(values), max(values)
+    return set(range(lo, hi + 1)) if hi - lo < 1000 else {lo, hi}
+
+
+def _ints(column: pa.ChunkedArray) -> np.ndarray:
+    return np.asarray([np.nan if v is None else v for v in column.to_pylist()], dtype=float)
+
+
+def _codes(values: list[str]) -> tuple[np.ndarray, list[str]]:
+    uniques: dict[str, int] = {}
+    codes = np.fromiter((uniques.setdefault(v, len(uniques)) for v in values), dtype=np.int64,
+                        count=len(values))
+    return codes, list(uniques)

@@ -1,0 +1,78 @@
+"""Documents into `documents_df` and `chunks_df` (no index yet): `chunk_documents`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pyarrow as pa
+
+from .chunking import ChunkOptions, chunk_document
+from .describe import Describe
+from .errors import IngestionError
+from .schema import CHUNK_SCHEMA, DOCUMENT_SCHEMA
+from .sources import iter_documents
+
+
+def chunk_documents(source: Any, *, embedding_model: str | None = None,
+                    options: ChunkOptions | None = None, describe: Describe | None = None,
+                    encoding: str | None = None, progress: bool | None = None,
+                    skipped: list[dict] | None = None) -> tuple[pa.Table, pa.Table]:
+    """Read and chunk every document of `source` into (documents, chunks) Arrow tables.
+
+    Args:
+        source: A folder (Markdown/text files, recursively), a file, a list of files, or a
+            pandas/polars DataFrame with a `text` column (optional: doc_id, title, source,
+            page_start, date, parties, jurisdiction, doc_family, doc_type, language).
+        embedding_model: Counts tokens with this packaged model's tokenizer and sizes parts to
+            its limit; None estimates tokens from words (limit `options.max_tokens`).
+        options: Chunking options (`ChunkOptions`).
+        describe: Optional `describe(kind, text, title) -> str` writing the document summaries
+            and piece descriptions (an LLM); extractive when None.
+        encoding: Force one encoding for every file (else UTF-8 with fallbacks).
+        progress: Progress bar on stderr; by default for 200+ documents on a terminal.
+        skipped: A list that receives one dict per skipped file or fallback.
+
+    Raises:
+        IngestionError: a path that does not exist, a DataFrame without `text`, or no
+            readable document at all.
+    """
+    options = options or ChunkOptions()
+    if embedding_model is not None:
+        from .embeddings import get_embedder
+
+        embedder = get_embedder(embedding_model)
+        count = embedder.count_tokens
+        if options.max_tokens != embedder.max_tokens:
+            options = ChunkOptions(**{**options.__dict__, "max_tokens": embedder.max_tokens})
+    else:
+        from .embeddings import approximate_tokens as count
+    skipped = skipped if skipped is not None else []
+    docs, rows = [], []
+    items = iter_documents(source, encoding=encoding, skipped=skipped)
+    for raw in _progress(items, source, progress):
+        record, chunk_rows = chunk_document(raw, count, options, describe)
+        docs.append(record)
+        rows += chunk_rows
+    if not docs:
+        reasons = "; ".join(f"{s['source']}: {s['reason']}" for s in skipped[:5])
+        raise IngestionError(_name(source), "no readable document" +
+                             (f" ({reasons})" if reasons else ""))
+    return (pa.Table.from_pylist(docs, schema=DOCUMENT_SCHEMA),
+            pa.Table.from_pylist(rows, schema=CHUNK_SCHEMA))
+
+
+def _name(source: Any) -> str:
+    return str(source) if not hasattr(source, "columns") else "documents DataFrame"
+
+
+def _progress(items, source: Any, progress: bool | None):
+    if progress is False:
+        return items
+    if progress is None:
+        total = len(source) if hasattr(source, "columns") else None
+        if not (sys.stderr.isatty() and (total is None or total >= 200)):
+            return items
+    from tqdm import tqdm
+
+    return tqdm(items, unit="doc", desc="chunking", file=sys.stderr)
