@@ -118,8 +118,10 @@ class LLMClient:
         result = Completion(None, "")
         failures = reasks = 0
         while True:
+            # The schema goes in extra_body, sent as is: the SDK's typed-parameter transform
+            # walks every node of it, which costs more than the rest of the request.
             request = {"model": c.model, "messages": messages, "temperature": c.temperature,
-                       "response_format": self._response_format(schema, name)}
+                       "extra_body": {"response_format": self._response_format(schema, name)}}
             result.attempts += 1
             response, exc = yield ("call", request)
             if exc is not None:

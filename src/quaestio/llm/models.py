@@ -10,6 +10,7 @@ JSON mode and weak servers do not enforce the schema.
 from __future__ import annotations
 
 import copy
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -90,8 +91,7 @@ def json_schema(model: type[BaseModel], enums: dict[str, list[str]] | None = Non
                 nullable_enums: frozenset[str] = frozenset(("ambiguity_reason",))) -> dict:
     """A strict JSON schema of `model` (all keys required, no extras), with `enums[field]`
     restricting a string field or the items of a list field to the registry's values."""
-    schema = copy.deepcopy(model.model_json_schema())
-    _strict(schema)
+    schema = copy.deepcopy(_strict_schema(model))
     for name, values in (enums or {}).items():
         prop = schema["properties"][name]
         if prop.get("type") == "array":
@@ -104,6 +104,13 @@ def json_schema(model: type[BaseModel], enums: dict[str, list[str]] | None = Non
         else:
             prop.clear()
             prop.update(type="string", enum=list(values))
+    return schema
+
+
+@lru_cache(maxsize=None)
+def _strict_schema(model: type[BaseModel]) -> dict:
+    schema = model.model_json_schema()  # ~5 ms: once per model, not once per question
+    _strict(schema)
     return schema
 
 

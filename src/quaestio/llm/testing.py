@@ -183,6 +183,15 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # quiet: tests read the request list instead
         pass
 
+    def do_GET(self) -> None:
+        """`GET /stats`: requests received so far, for callers in another process."""
+        data = json.dumps({"requests": self.fake.count()}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
@@ -246,3 +255,25 @@ def analysis_responder(overrides: dict[str, Any] | Callable[[Request], dict[str,
         return Reply.json(answer)
 
     return respond
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m quaestio.llm.testing --latency 0.2`: serve until interrupted, printing the
+    URL first (a separate process keeps the server off the client's interpreter lock)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
+    parser.add_argument("--no-json-schema", action="store_true",
+                        help="reject response_format json_schema (HTTP 400)")
+    args = parser.parse_args(argv)
+    server = FakeLLMServer(latency=args.latency, json_schema=not args.no_json_schema).start()
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""parse_questions in LLM mode: concurrent calls, input order, one request per distinct
+question, rows never lost, rate limits honoured."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from llm_server import make_llm  # noqa: F401  (fixture)
+
+from quaestio.analysis import parse_questions
+from quaestio.llm.testing import FakeLLMServer, Reply, analysis_responder
+
+QUESTIONS = [f"What is the annual premium for policy {n}?" for n in range(24)]
+
+
+class Concurrency:
+    """Counts requests in flight at the server."""
+
+    def __init__(self, respond):
+        self.respond, self.now, self.peak, self.lock = respond, 0, 0, threading.Lock()
+
+    def __call__(self, request):
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+        time.sleep(0.05)
+        with self.lock:
+            self.now -= 1
+        return self.respond(request)
+
+
+def test_calls_run_concurrently_and_rows_keep_input_order(make_llm, tiny_sats):
+    gauge = Concurrency(analysis_responder(lambda r: {"answer_type": "amount"}))
+    with FakeLLMServer(gauge) as fake:
+        llm = make_llm(fake, concurrency=6)
+        parse_questions(["warm up the client"], tiny_sats, llm=llm)
+        fake.reset()
+        started = time.perf_counter()
+        qdf = parse_questions(QUESTIONS, tiny_sats, llm=llm)
+        elapsed = time.perf_counter() - started
+        assert fake.count() == len(QUESTIONS)
+    assert qdf.original_question.tolist() == QUESTIONS
+    assert qdf.question_id.tolist() == [f"q{n}" for n in range(len(QUESTIONS))]
+    assert set(qdf.llm_status) == {"ok"}
+    assert 2 <= gauge.peak <= 6, f"Expected 2..6 requests in flight, got {gauge.peak}"
+    # one at a time could not beat 24 x 50 ms
+    assert elapsed < len(QUESTIONS) * 0.05, f"not concurrent: {elapsed:.2f}s"
+
+
+def test_repeated_questions_cost_one_request_each(make_llm, tiny_sats, tmp_path):
+    batch = ["What is the premium?", "what is the  premium", "What is the limit?",
+             "What is the premium?", "What is the limit?"]
+    with FakeLLMServer() as fake:
+        llm = make_llm(fake, cache_path=str(tmp_path / "cache.sqlite"))
+        qdf = parse_questions(batch, tiny_sats, llm=llm)
+        assert fake.count() == 2, f"Expected 2 requests, got {fake.count()}"
+        assert qdf.llm_status.tolist() == ["ok", "cached", "ok", "cached", "cached"]
+        again = parse_questions(batch, tiny_sats, llm=llm)
+        assert fake.count() == 2 and set(again.llm_status) == {"cached"}
+
+
+def test_failing_questions_fall_back_and_no_row_is_lost(make_llm, tiny_sats):
+    def respond(request):
+        if "BROKEN" in (request.question or ""):
+            return Reply.error(500)
+        if "GARBLED" in (request.question or ""):
+            return Reply.invalid_json()
+        return analysis_responder({"answer_type": "date"})(request)
+
+    batch = ["When does it start?", "BROKEN question?", None, "GARBLED one?", "", 42,
+             "When does it end?"]
+    with FakeLLMServer(respond) as fake:
+        qdf = parse_questions(batch, tiny_sats, llm=make_llm(fake, max_retries=1))
+        assert fake.count() == 2 + 2 + 2  # two fine, BROKEN with a retry, GARBLED re-asked
+    assert len(qdf) == len(batch)
+    assert qdf.llm_status.tolist() == ["ok", "fallback:server_error", "off",
+                                       "fallback:invalid_json", "off", "off", "ok"]
+    assert qdf.error_code.fillna("").tolist() == ["", "", "missing_question", "",
+                                                  "empty_question", "not_a_string", ""]
+    assert qdf.answer_type.tolist()[0] == "date"
+
+
+def test_429_pauses_every_request_and_everything_completes(make_llm, tiny_sats):
+    with FakeLLMServer() as fake:
+        fake.script(*[Reply.error(429, retry_after=0.1)] * 4)
+        qdf = parse_questions(QUESTIONS[:8], tiny_sats, llm=make_llm(fake, concurrency=4,
+                                                                     max_retries=3))
+        assert set(qdf.llm_status) == {"ok"}
+        assert fake.count() == 8 + 4
+
+
+def test_works_inside_a_running_event_loop(make_llm, tiny_sats):
+    with FakeLLMServer() as fake:
+        llm = make_llm(fake)
+
+        async def notebook_cell():
+            return parse_questions(QUESTIONS[:3], tiny_sats, llm=llm)
+
+        qdf = asyncio.run(notebook_cell())
+    assert qdf.llm_status.tolist() == ["ok"] * 3
+
+
+def test_offline_stays_the_default(tiny_sats):
+    qdf = parse_questions(QUESTIONS[:2], tiny_sats)
+    assert qdf.llm_status.tolist() == ["off", "off"]
+    assert set(qdf.parser_mode) == {"rules"}
