@@ -95,15 +95,24 @@ def may_match(draft: Draft, ruleset: RuleSet, text: str, pos: int = 0) -> bool:
 def finditer(draft: Draft, rule: Rule, text: str, pos: int = 0, *,
              first: bool = False) -> list[regex.Match]:
     """All matches of an analyst's regex, or none (and a W101 warning) when it runs too long."""
-    try:
-        if first:
-            found = rule.pattern.search(text, pos, timeout=_timeout(draft))
-            return [found] if found else []
-        return list(rule.pattern.finditer(text, pos, timeout=_timeout(draft)))
-    except TimeoutError:
+    found = timed_finditer(rule.pattern, text, _timeout(draft), pos, first=first)
+    if found is None:
         draft.warnings.append(f"{WarningCode.W101_REGEX_TIMEOUT}: rule {rule.rule_id!r} "
                               f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped")
         return []
+    return found
+
+
+def timed_finditer(pattern: regex.Pattern, text: str, timeout: float, pos: int = 0, *,
+                   first: bool = False) -> list[regex.Match] | None:
+    """Matches of `pattern` in `text`, or None when the scan exceeds `timeout` seconds."""
+    try:
+        if first:
+            found = pattern.search(text, pos, timeout=timeout)
+            return [found] if found else []
+        return list(pattern.finditer(text, pos, timeout=timeout))
+    except TimeoutError:
+        return None
 
 
 def search(draft: Draft, rule: Rule, text: str, pos: int = 0) -> regex.Match | None:

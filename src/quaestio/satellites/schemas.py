@@ -136,9 +136,11 @@ SPECS: dict[str, TableSpec] = {s.name: s for s in (
         Column("pattern_id", "id", required=True),
         Column("answer_type", "id", required=True),
         Column("language", "language", default="*"),
-        Column("pattern", "regex", required=True),
+        Column("pattern", "regex", required=True, regex_flags=regex.IGNORECASE),
         Column("validator", "enum", choices=VALIDATORS),
         Column("description"),
+        # A fragment is only used inside other rows, as <pattern_id>; it is never scanned alone.
+        Column("role", "enum", choices=("match", "fragment"), default="match"),
     ), (ForeignKey("answer_type", "answer_types", "answer_type"),),
         "Regex patterns that confirm an answer type in retrieved text."),
     TableSpec("answer_shapes", ("answer_shape",), (

@@ -1,0 +1,263 @@
+"""Value parsers: a match of an `answer_type_patterns` row → a typed value.
+
+The parser is the `value_parser` of the answer type's `answer_types` row. It reads the named
+groups of the row's pattern (`num`, `mult`, `cur`; `day`, `month`, `year` or `a`, `b`, `year`;
+`n`, `unit`; `bp`) and raises `Reject` when the text only looks like a value (a phone number
+with 5 digits, an IBAN whose checksum fails under the `iban_mod97` validator, 31 February
+under `date_exists`). A value it cannot compute (a relative date, "a few days") is kept,
+with value None: the text is still evidence of the type.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any, NamedTuple
+
+import polars as pl
+import regex
+
+from .numbers import parse_number, scale
+from .validators import date_exists, iban_mod97
+
+
+class Reject(Exception):
+    """The match is not a value of the type after all."""
+
+
+class Amount(NamedTuple):
+    amount: Decimal | None
+    currency: str | None  # ISO 4217
+
+    def __str__(self) -> str:
+        amount = None if self.amount is None else format(self.amount, "f")
+        return " ".join(p for p in (amount, self.currency) if p is not None)
+
+
+# Symbols and unit words the dictionary leaves out because they name several currencies;
+# each is read as the one it means in most documents.
+_CURRENCY_FALLBACK = {"$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "₩": "KRW", "₽": "RUB",
+                      "₺": "TRY", "₿": "BTC", "元": "CNY", "₾": "GEL", "₭": "LAK", "₡": "CRC",
+                      "₦": "NGN", "₱": "PHP", "rmb": "CNY", "dollar": "USD", "pound": "GBP",
+                      "yen": "JPY", "yuan": "CNY", "dólar": "USD", "dolar": "USD",
+                      "libra": "GBP", "yene": "JPY", "livre": "GBP"}
+_NEGATION = regex.compile(r"\b(?:no|not|n['’]t|nope|false|incorrect|falso|incorrecto|non|"
+                          r"pas|faux|inexact)\b", regex.IGNORECASE)
+# Shapes of other things made of digits: a date, a year range, a US social security number,
+# an IPv4 address, a decimal number.
+_NOT_PHONE = regex.compile(r"^\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?\d{2,4}$|"
+                           r"^(?:1[5-9]|20)\d\d[/.-]\d{1,2}[/.-]\d{1,2}$|^(?:19|20)\d\d\s?[/-]"
+                           r"\s?(?:19|20)\d\d$|^\d{3}-\d{2}-\d{4}$|^\d{1,4}(?:\.\d{1,4}){3}$|"
+                           r"^\d+\.\d+$")
+_EXTENSION = regex.compile(r"\s?(?:x|ext\.?)\s?(\d{1,6})$", regex.IGNORECASE)
+_DURATION_UNITS = (("min", "TM", 1), ("mes", "M", 1), ("mois", "M", 1), ("month", "M", 1),
+                   ("sec", "TS", 1), ("seg", "TS", 1), ("sem", "W", 1), ("s", "TS", 1),
+                   ("h", "TH", 1), ("y", "Y", 1), ("a", "Y", 1), ("w", "W", 1),
+                   ("fortnight", "W", 2), ("decade", "Y", 10), ("d", "D", 1), ("j", "D", 1),
+                   ("m", "TM", 1))
+_ORDINALS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+    .split())} | {"primero": 1, "primer": 1, "primera": 1, "premier": 1, "première": 1,
+                  "segundo": 2, "tercero": 3, "thirtieth": 30}
+
+
+def parse_value(pattern, m: regex.Match, language: str | None, sats) -> tuple[Any, tuple]:
+    """(typed value, (start, end)) of a match; the span loses surrounding spaces."""
+    start, end = m.span()
+    text = m.string
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1] in " \t\n,;:":
+        end -= 1
+    if start == end:
+        raise Reject
+    handler = _PARSERS.get(pattern.parser)
+    if handler is None:
+        if pattern.concepts is not None:
+            return pattern.concepts.get(text[start:end].casefold()), (start, end)
+        return text[start:end], (start, end)
+    return handler(m, text[start:end], (start, end), language, pattern, sats)
+
+
+def _group(m: regex.Match, name: str) -> str | None:
+    return m.group(name) if name in m.re.groupindex else None
+
+
+def _figure(m: regex.Match, language: str | None) -> Decimal | None:
+    raw = _group(m, "num") or ""
+    raw += _group(m, "num2") or ""
+    number = parse_number(raw.replace(" ", "") if raw.strip("-− ") != raw.strip() else raw,
+                          language) if raw.strip() else None
+    if number is None:
+        return None
+    return number * 10 ** scale(_group(m, "mult")) if _group(m, "mult") else number
+
+
+def _amount(m, text, span, language, pattern, sats):
+    return Amount(_figure(m, language), currency_code(sats, _group(m, "cur"))), span
+
+
+def currency_code(sats, text: str | None) -> str | None:
+    if not text:
+        return None
+    table = sats.cached("confirm_currency_codes", _currency_codes)
+    key = regex.sub(r"\s+", " ", text.strip().rstrip(".")).casefold()
+    for candidate in (key, key[:-1] if key.endswith("s") else key, key.removesuffix("es"),
+                      key.replace(" ", ""), key.split(" ")[-1].rstrip("s"), key[-1:]):
+        if candidate in table:
+            return table[candidate]
+        if candidate in _CURRENCY_FALLBACK:
+            return _CURRENCY_FALLBACK[candidate]
+    return key.upper() if len(key) == 3 and key.isalpha() and key.isascii() else None
+
+
+def _currency_codes(sats) -> dict[str, str]:
+    rows = sats.concept_keywords.filter(pl.col("concept").str.starts_with("currency_"))
+    return {k.casefold(): c.removeprefix("currency_").upper()
+            for c, k in rows.select("concept", "keyword").iter_rows()}
+
+
+def _percentage(m, text, span, language, pattern, sats):
+    raw = (_group(m, "num") or "").replace(" ", "")
+    if "/" in raw:
+        top, _, bottom = raw.lstrip("-−").partition("/")
+        value = float(top) / float(bottom) if float(bottom) else None
+    else:
+        number = _figure(m, language)
+        value = float(number) if number is not None else None
+    if value is not None and _group(m, "bp"):
+        value /= 100
+    return value, span
+
+
+def _number(m, text, span, language, pattern, sats):
+    if "num2" in m.re.groupindex:
+        number = _figure(m, language)
+        return (-number if number is not None and _group(m, "num") else number), span
+    number = parse_number(regex.sub(r"^(?:minus|negative|menos|moins)\s+", "", text), language)
+    negative = regex.match(r"(?:minus|negative|menos|moins)\s", text, regex.IGNORECASE)
+    return (-number if number is not None and negative else number), span
+
+
+def _date(m, text, span, language, pattern, sats):
+    year = _group(m, "year")
+    year_n = None if year is None else int(year) + (0 if len(year) == 4 else
+                                                    (2000 if int(year) < 70 else 1900))
+    if _group(m, "a") is not None:
+        a, b = int(m.group("a")), int(m.group("b"))
+        orders = [(a, b), (b, a)] if language == "en" or language is None else [(b, a), (a, b)]
+        valid = [(mo, d) for mo, d in orders if date_exists(year_n, mo, d)]
+        if not valid:
+            if pattern.validator == "date_exists":
+                raise Reject
+            return None, span
+        month, day = valid[0]
+    elif _group(m, "month") is not None:
+        raw = m.group("month")
+        month = int(raw) if raw.isdigit() else month_number(sats, raw, language)
+        day = _day(_group(m, "day"))
+        if month is None or (_group(m, "day") is not None and day is None):
+            return None, span
+        if not date_exists(year_n, month, day):
+            if pattern.validator == "date_exists":
+                raise Reject
+            return None, span
+    else:
+        return None, span
+    if year_n is None:
+        return (f"--{month:02d}-{day:02d}" if day else f"--{month:02d}"), span
+    return (dt.date(year_n, month, day) if day else f"{year_n:04d}-{month:02d}"), span
+
+
+def _day(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    word = regex.sub(r"[\s-]+", " ", raw.strip().lower())
+    if word.isdigit():
+        return int(word)
+    if word in _ORDINALS:
+        return _ORDINALS[word]
+    parts = word.split()
+    if len(parts) == 2 and parts[0] in ("twenty", "thirty") and parts[1] in _ORDINALS:
+        return (20 if parts[0] == "twenty" else 30) + _ORDINALS[parts[1]]
+    number = parse_number(word)
+    return int(number) if number is not None else None
+
+
+def month_number(sats, text: str, language: str | None) -> int | None:
+    """A month name or abbreviation → 1..12, read through the `month` cue rows."""
+    from ..analysis.rules import cue_rules
+
+    word = text.strip().rstrip(".").lower()
+    rules = [r for r in cue_rules(sats, "month") if language in (None, r.language)] or \
+        list(cue_rules(sats, "month"))
+    for candidate in (word, word + "."):
+        for rule in rules:
+            if rule.pattern.fullmatch(candidate):
+                return int(rule.target)
+    for rule in cue_rules(sats, "month"):
+        if rule.pattern.fullmatch(word) or rule.pattern.fullmatch(word + "."):
+            return int(rule.target)
+    return None
+
+
+def _duration(m, text, span, language, pattern, sats):
+    unit = (_group(m, "unit") or "").lower()
+    raw = (_group(m, "n") or "").lower().strip()
+    if raw in ("", "all", "full", "whole") or raw.startswith(("a ", "an ", "un")) and "half" \
+            not in raw or raw in ("a", "an", "une", "un", "una"):
+        n = Decimal(1)
+    elif "half" in raw or raw in ("medio", "media", "demi"):
+        n = Decimal("0.5")
+    else:
+        n = parse_number(raw, language)
+    if n is None:
+        return None, span
+    if regex.search(r"(?:and\s+(?:a\s+)?half|y\s+medi[oa]|et\s+demie?)$", text, regex.I):
+        n += Decimal("0.5")
+    code, factor = next((c, f) for prefix, c, f in _DURATION_UNITS if unit.startswith(prefix))
+    amount = format((n * factor).normalize(), "f")
+    return (f"PT{amount}{code[1]}" if code.startswith("T") else f"P{amount}{code}"), span
+
+
+def _phone(m, text, span, language, pattern, sats):
+    ext = _EXTENSION.search(text)
+    body = text[:ext.start()] if ext else text
+    digits = "".join(ch for ch in body if ch.isdigit())
+    if not 7 <= len(digits) <= 16 or _NOT_PHONE.match(body.strip()):
+        raise Reject
+    stripped = body.lstrip("( ")
+    if stripped.startswith("+"):
+        digits = "+" + digits
+    elif stripped.startswith("00"):
+        digits = "+" + digits[2:]
+    return digits + (f";ext={ext.group(1)}" if ext else ""), span
+
+
+def _iban(m, text, span, language, pattern, sats):
+    groups = list(regex.finditer(r"[^\W_]+", text))
+    last = len(groups)
+    # Only trailing groups of letters ("EUR", "BIC") may be dropped: trying every shorter
+    # prefix would let one in 97 corrupted IBANs pass through a shorter, valid-looking prefix.
+    while last > 0:
+        candidate = text[:groups[last - 1].end()]
+        compact = "".join(g.group() for g in groups[:last]).upper()
+        if pattern.validator != "iban_mod97" and 15 <= len(compact) <= 34:
+            return compact, (span[0], span[0] + len(candidate))
+        if iban_mod97(compact):
+            return compact, (span[0], span[0] + len(candidate))
+        if any(ch.isdigit() for ch in groups[last - 1].group()):
+            break
+        last -= 1
+    raise Reject
+
+
+_PARSERS = {
+    "amount": _amount, "percentage": _percentage, "number": _number, "date": _date,
+    "duration": _duration, "phone": _phone, "iban": _iban,
+    "email": lambda m, t, s, *_: (t[:t.index("@")] + t[t.index("@"):].lower(), s),
+    "url": lambda m, t, s, *_: (t, s),
+    "boolean": lambda m, t, s, *_: (not _NEGATION.search(t), s),
+    "text": lambda m, t, s, *_: (t, s),
+}

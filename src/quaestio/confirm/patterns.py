@@ -1,0 +1,186 @@
+"""The `answer_type_patterns` rows, compiled once per `Satellites`, and `find_values`.
+
+A row's pattern may use two placeholders, expanded before it is compiled:
+
+- `<pattern_id>` stands for the pattern of another row (usually a `fragment` row, such as
+  `number_digits` or `month_names_en`), so a figure or a month is written once;
+- `<keywords:PREFIX>` stands for every validated `concept_keywords` variant of the concepts
+  whose id starts with PREFIX (`country_`, `currency_`): the closed-set types come from the
+  dictionary, not from a second list.
+
+Rows of language `*` apply to every language; a language's own rows are added to them.
+"""
+
+from __future__ import annotations
+
+import warnings as _warnings
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+import regex
+
+from ..analysis.rules import timed_finditer
+from ..errors import QuaestioError, QuaestioWarning, WarningCode
+from ..satellites import Satellites, bundled_satellites
+from ..satellites.schemas import compile_pattern
+from .parsers import Reject, parse_value
+
+_PLACEHOLDER = regex.compile(r"(?<!\(\?P)<(keywords:)?([a-z][a-z0-9_]*)>")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    pattern_id: str
+    answer_type: str
+    language: str
+    regex: regex.Pattern
+    validator: str | None
+    parser: str
+    concepts: dict[str, str] | None = None  # folded keyword -> concept, for dictionary rows
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value of an answer type found in a text; `value` is the parsed, typed value."""
+
+    start: int
+    end: int
+    text: str
+    value: Any
+    pattern_id: str
+    answer_type: str
+
+
+def _expand(pattern: str, rows: dict[str, dict], sats: Satellites, seen: tuple[str, ...],
+            concepts: dict[str, str]) -> str:
+    def replace(m: regex.Match) -> str:
+        if m.group(1):
+            return _keywords(sats, m.group(2), concepts)
+        name = m.group(2)
+        if name not in rows:
+            raise QuaestioError(f"answer_type_patterns row {seen[-1]!r}: <{name}> is not a "
+                                f"pattern_id of answer_type_patterns")
+        if name in seen:
+            raise QuaestioError(f"answer_type_patterns row {seen[-1]!r}: <{name}> refers back "
+                                f"to itself ({' -> '.join(seen + (name,))})")
+        return "(?:" + _expand(rows[name]["pattern"], rows, sats, seen + (name,), concepts) + ")"
+    return _PLACEHOLDER.sub(replace, pattern)
+
+
+def _keywords(sats: Satellites, prefix: str, concepts: dict[str, str]) -> str:
+    rows = sats.concept_keywords.filter(pl.col("concept").str.starts_with(prefix)
+                                        & (pl.col("status") != "rejected"))
+    parts = []
+    for concept, keyword, match in rows.select("concept", "keyword", "match").iter_rows():
+        concepts.setdefault(keyword.casefold(), concept)
+        parts.append((keyword, match == "cased"))
+    parts.sort(key=lambda p: -len(p[0]))  # the longest variant wins at one position
+    body = "|".join(f"(?-i:{regex.escape(k)})" if cased else regex.escape(k) for k, cased in parts)
+    return rf"(?<!\w)(?:{body or '(?!)'})(?!\w)"
+
+
+def _compile_all(sats: Satellites) -> dict[str, list[Pattern]]:
+    rows = {r["pattern_id"]: r for r in sats.answer_type_patterns.iter_rows(named=True)}
+    parsers = dict(sats.answer_types.select("answer_type", "value_parser").iter_rows())
+    by_type: dict[str, list[Pattern]] = {}
+    for pid, row in rows.items():
+        if row["role"] == "fragment":
+            continue
+        concepts: dict[str, str] = {}
+        source = _expand(row["pattern"], rows, sats, (pid,), concepts)
+        try:
+            compiled = compile_pattern(source, regex.IGNORECASE)
+        except regex.error as exc:
+            raise QuaestioError(f"answer_type_patterns row {pid!r} (pattern): does not compile "
+                                f"once its placeholders are expanded: {exc}") from exc
+        by_type.setdefault(row["answer_type"], []).append(Pattern(
+            pid, row["answer_type"], row["language"] or "*", compiled, row["validator"],
+            parsers.get(row["answer_type"]) or "none", concepts or None))
+    return by_type
+
+
+def patterns_for(sats: Satellites, answer_type: str, language: str | None) -> tuple[Pattern, ...]:
+    """The compiled rows of one answer type for one language (`*` rows included; every row
+    when the language is None)."""
+    cache = sats.cached("confirm_patterns", lambda s: {})
+    key = (answer_type, language)
+    if key not in cache:
+        every = sats.cached("confirm_patterns_all", _compile_all).get(answer_type, [])
+        cache[key] = tuple(p for p in every
+                           if language is None or p.language in ("*", language))
+    return cache[key]
+
+
+def has_patterns(sats: Satellites, answer_type: str) -> bool:
+    return bool(patterns_for(sats, answer_type, None))
+
+
+def scan(patterns: tuple[Pattern, ...], text: str, *, language: str | None, timeout: float,
+         sats: Satellites, warnings: list[str] | None = None) -> list[Value]:
+    """Every value the patterns find, parsed and validated; where matches of several rows
+    overlap, the longest wins (then the earliest row)."""
+    found: list[tuple[int, int, int, Value]] = []
+    for order, pattern in enumerate(patterns):
+        matches = timed_finditer(pattern.regex, text, timeout)
+        if matches is None:
+            message = (f"{WarningCode.W101_REGEX_TIMEOUT}: answer_type_patterns row "
+                       f"{pattern.pattern_id!r} exceeded {round(timeout * 1000)} ms; skipped")
+            if warnings is None:
+                _warnings.warn(QuaestioWarning(WarningCode.W101_REGEX_TIMEOUT, message),
+                               stacklevel=3)
+            else:
+                warnings.append(message)
+            continue
+        for m in matches:
+            try:
+                value, (start, end) = parse_value(pattern, m, language, sats)
+            except Reject:
+                continue
+            found.append((-(end - start), start, order,
+                          Value(start, end, text[start:end], value, pattern.pattern_id,
+                                pattern.answer_type)))
+    found.sort(key=lambda f: f[:3])
+    kept: list[Value] = []
+    taken: list[tuple[int, int]] = []
+    for _, start, _, value in found:
+        if all(end <= start or value.end <= begin for begin, end in taken):
+            kept.append(value)
+            taken.append((start, value.end))
+    return sorted(kept, key=lambda v: v.start)
+
+
+def find_values(text: str, answer_type: str, *, language: str | None = None,
+                satellites: Satellites | None = None,
+                warnings: list[str] | None = None) -> list[Value]:
+    """Every value of `answer_type` in `text`: span, matched text, parsed value, pattern id.
+
+    Args:
+        text: Any text (a passage, a line, a document).
+        answer_type: A row of `answer_types` that has `answer_type_patterns` rows.
+        language: Use that language's rows and the `*` rows; None uses every row.
+        satellites: The tables to read the patterns from (the bundled ones by default).
+        warnings: A list that receives a W101 message for each pattern that ran out of time
+            (`defaults.regex_timeout_ms`); without it, a `QuaestioWarning` is emitted.
+
+    Returns:
+        `Value`s in text order, overlapping matches resolved to the longest.
+
+    Raises:
+        UnknownNameError: `answer_type` is not a row of `answer_types`.
+
+    Examples:
+        >>> [(v.text, str(v.value)) for v in find_values("Premium: €125,000.00 a year", "amount")]
+        [('€125,000.00', '125000.00 EUR')]
+    """
+    sats = satellites or bundled_satellites()
+    known = sats.answer_types["answer_type"].to_list()
+    if answer_type not in known:
+        from ..errors import UnknownNameError
+
+        raise UnknownNameError("answer type", answer_type, known)
+    if not isinstance(text, str):
+        raise TypeError(f"find_values needs a str text, got {type(text).__name__}: {text!r:.80}")
+    timeout = sats.defaults.regex_timeout_ms / 1000
+    return scan(patterns_for(sats, answer_type, language), text, language=language,
+                timeout=timeout, sats=sats, warnings=warnings)
