@@ -8,18 +8,64 @@ from ..errors import QuaestioError
 from . import cli, load_satellites_or_bundled as _satellites, satellites_option
 
 
+def llm_options(command):
+    """The LLM mode's flags, shared by `parse` and `batch`. The API key is never a flag (it
+    would sit in the shell history and the process list): QUAESTIO_LLM_API_KEY or a prompt."""
+    options = [
+        click.option("--llm", "use_llm", is_flag=True,
+                     help="LLM mode: one structured call per question to an OpenAI-compatible "
+                          "server (offline rules when absent)."),
+        click.option("--llm-base-url", envvar="QUAESTIO_LLM_BASE_URL", metavar="URL",
+                     help="Server base URL, e.g. http://127.0.0.1:8080/v1 "
+                          "[env QUAESTIO_LLM_BASE_URL]."),
+        click.option("--llm-model", envvar="QUAESTIO_LLM_MODEL",
+                     help="Model name [env QUAESTIO_LLM_MODEL]."),
+        click.option("--llm-concurrency", type=click.IntRange(1, 1024),
+                     help="Requests in flight (batch) [defaults row llm_concurrency]."),
+        click.option("--llm-cache", envvar="QUAESTIO_LLM_CACHE", metavar="PATH",
+                     type=click.Path(dir_okay=False),
+                     help="SQLite file caching replies [env QUAESTIO_LLM_CACHE]."),
+        click.option("--llm-timeout", type=float, help="Seconds per request."),
+        click.option("--llm-retries", type=click.IntRange(0, 20),
+                     help="Retries after timeouts, 429, 5xx, connection errors."),
+        click.option("--llm-json-mode", is_flag=True,
+                     help="Use JSON mode instead of json_schema structured outputs."),
+        click.option("--llm-ask-key", is_flag=True,
+                     help="Prompt for the API key (hidden) instead of QUAESTIO_LLM_API_KEY."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _llm(sats, use_llm: bool, llm_base_url, llm_model, llm_concurrency, llm_cache,
+         llm_timeout, llm_retries, llm_json_mode, llm_ask_key):
+    if not use_llm:
+        return None
+    from ..llm import LLM, LLMConfig
+
+    key = click.prompt("API key", hide_input=True, err=True) if llm_ask_key else None
+    config = LLMConfig.from_env(base_url=llm_base_url, model=llm_model, api_key=key,
+                                concurrency=llm_concurrency, cache_path=llm_cache,
+                                timeout=llm_timeout, max_retries=llm_retries,
+                                response_format="json_object" if llm_json_mode else None)
+    return LLM(config, satellites=sats)
+
+
 @cli.command()
 @click.argument("question")
 @satellites_option
 @click.option("--language", help="Force the language (en, fr, es, ...) instead of detecting it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole row as JSON.")
+@llm_options
 def parse(question: str, satellites_dir: str | None, language: str | None,
-          as_json: bool) -> None:
+          as_json: bool, **llm_flags: object) -> None:
     """Parse one QUESTION and print its row."""
     from ..analysis import parse_question
 
     try:
-        row = parse_question(question, _satellites(satellites_dir), language=language)
+        sats = _satellites(satellites_dir)
+        row = parse_question(question, sats, language=language, llm=_llm(sats, **llm_flags))
     except QuaestioError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
@@ -29,6 +75,13 @@ def parse(question: str, satellites_dir: str | None, language: str | None,
     if row.corrected_question != row.original_question:
         click.echo(f"corrected:   {row.corrected_question}")
     click.echo(f"concepts:    {', '.join(row.concepts) or '-'}")
+    p = row.provenance
+    if p.llm_status != "off":
+        click.echo(f"llm:         {p.llm_status} ({p.llm_model}, {p.llm_tokens_in or 0}+"
+                   f"{p.llm_tokens_out or 0} tokens, {p.latency_ms or 0:.0f} ms)")
+        click.echo(f"answer:      {row.answer_type} / {row.answer_shape}")
+        for warning in p.warnings:
+            click.echo(f"warning:     {warning}")
     for amb in row.ambiguous_keywords:
         click.echo(f"ambiguous:   {amb.text!r} -> {amb.chosen} among {amb.candidates} "
                    f"({amb.method})")
@@ -51,14 +104,20 @@ def parse(question: str, satellites_dir: str | None, language: str | None,
               show_default=True, help="collect: a bad question becomes an error row.")
 @click.option("--chunk-size", default=5000, show_default=True,
               help="Questions parsed and written at a time (bounds memory).")
+@llm_options
 def batch(input_path: str, output: str, satellites_dir: str | None, question_column: str,
-          id_column: str | None, language: str | None, errors: str, chunk_size: int) -> None:
+          id_column: str | None, language: str | None, errors: str, chunk_size: int,
+          **llm_flags: object) -> None:
     """Parse every question of IN (CSV, JSONL or Parquet) into question_df at OUTPUT."""
+    from collections import Counter
+
     from ..analysis import parse_questions
     from ..io import QuestionWriter, iter_questions
 
+    statuses: Counter = Counter()
     try:
         sats = _satellites(satellites_dir)
+        llm = _llm(sats, **llm_flags)
         total = failed = 0
         with QuestionWriter(output) as writer:
             for part in iter_questions(input_path, chunk_size):
@@ -69,10 +128,14 @@ def batch(input_path: str, output: str, satellites_dir: str | None, question_col
                                              .cast(pl.String).alias("_qid"))
                 table = parse_questions(part, sats, question_column=question_column,
                                         id_column=id_column or "_qid", language=language,
-                                        errors=errors, as_="arrow")
+                                        errors=errors, as_="arrow", llm=llm)
                 failed += table["error_code"].length() - table["error_code"].null_count
+                statuses.update(s.split(":")[0] for s in table["llm_status"].to_pylist())
                 total += part.height
                 writer.write(table)
     except (QuaestioError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"{total} questions -> {output} ({failed} with an error_code)", err=True)
+    llm_note = "" if llm is None else "; llm: " + ", ".join(
+        f"{statuses[k]} {k}" for k in ("ok", "cached", "fallback") if statuses[k])
+    click.echo(f"{total} questions -> {output} ({failed} with an error_code{llm_note})",
+               err=True)
