@@ -32,6 +32,7 @@ def cli() -> None:
 from . import parse as _parse  # noqa: E402,F401
 from . import satellites as _satellites  # noqa: E402,F401
 from . import evaluate as _evaluate  # noqa: E402,F401
+from . import curation as _curation  # noqa: E402,F401
 from . import retrieval as _retrieval  # noqa: E402,F401
 
 
