@@ -98,7 +98,10 @@ def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
 def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
     start, end = record.get("scope_date_from"), record.get("scope_date_to")
     parties = [p.lower() for p in record.get("scope_parties") or []]
-    places = [j.lower().removeprefix("country_") for j in record.get("scope_jurisdictions") or []]
+    # Only country concepts (country_de) or codes (DE) are places; other concepts whose
+    # scope kind is jurisdiction (governing_law) name the topic, not a place.
+    places = [j.lower().removeprefix("country_") for j in record.get("scope_jurisdictions") or []
+              if j.lower().startswith("country_") or (len(j) <= 3 and j.isupper())]
     if not (start or end or parties or places):
         return None
     keep = np.ones(len(docs), dtype=bool)
