@@ -106,39 +106,46 @@ class LLM:
     def parse_drafts(self, items: list[tuple[Any, float]], finish: Finish, *,
                      progress: bool | None = None) -> list[dict]:
         """Records for many drafts, calls running concurrently (`concurrency`), in order."""
-        jobs = [self.prepare(d, s, finish) for d, s in items]
-        results = run_sync(self._gather(jobs, _bar(len(jobs), progress)))
-        return [self.finish(job, result, finish) for job, result in zip(jobs, results)]
+        return run_sync(self._gather(items, finish, _bar(len(items), progress)))
 
-    async def _gather(self, jobs: list[Prepared], bar: Any) -> list[Completion]:
+    async def _gather(self, items: list[tuple[Any, float]], finish: Finish,
+                      bar: Any) -> list[dict]:
         limit = asyncio.Semaphore(max(1, self.config.concurrency))
         inflight: dict[str, asyncio.Future] = {}
 
-        async def call(job: Prepared) -> Completion:
+        async def one(draft: Any, started: float) -> dict:
+            # Preparing inside the slot lets one question's CPU work overlap the others'
+            # waiting on the network, instead of all of it running before the first request.
+            shared = None
             async with limit:
-                return self._store(job, await self.client.acomplete(job.messages, Analysis,
-                                                                     job.schema))
-
-        async def one(job: Prepared) -> Completion:
-            try:
-                hit = self._from_cache(job)
-                if hit is not None:
-                    return hit
-                if job.key in inflight:  # the same question already on its way: share it
-                    first = await inflight[job.key]
-                    return _shared(first)
-                inflight[job.key] = asyncio.ensure_future(call(job))
-                return await inflight[job.key]
-            finally:
-                if bar is not None:
-                    bar.update(1)
+                job = self.prepare(draft, started, finish)
+                result = self._from_cache(job)
+                if result is None and job.key in inflight:
+                    shared = inflight[job.key]
+                elif result is None:
+                    mine = inflight[job.key] = asyncio.get_running_loop().create_future()
+                    try:
+                        result = self._store(job, await self.client.acomplete(
+                            job.messages, Analysis, job.schema))
+                    finally:
+                        mine.set_result(result)
+            if shared is not None:  # the same question is on its way: wait outside the slot
+                first = await shared
+                result = _shared(first) if first is not None else await self._call(job)
+            record = self.finish(job, result, finish)
+            if bar is not None:
+                bar.update(1)
+            return record
 
         try:
-            return await asyncio.gather(*(one(job) for job in jobs))
+            return await asyncio.gather(*(one(d, s) for d, s in items))
         finally:
             await self.client.aclose()  # its connections belong to this event loop
             if bar is not None:
                 bar.close()
+
+    async def _call(self, job: Prepared) -> Completion:
+        return self._store(job, await self.client.acomplete(job.messages, Analysis, job.schema))
 
     # -- cache ----------------------------------------------------------------------------
     def _from_cache(self, job: Prepared) -> Completion | None:

@@ -146,9 +146,7 @@ class FakeLLMServer:
 
     def start(self) -> FakeLLMServer:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._httpd.request_queue_size = 256
+        self._httpd = _Server(("127.0.0.1", 0), handler)
         threading.Thread(target=self._httpd.serve_forever, daemon=True,
                          kwargs={"poll_interval": 0.05}).start()
         return self
@@ -173,11 +171,22 @@ class FakeLLMServer:
             return scripted
         if not self.json_schema and request.response_format == "json_schema":
             return Reply.error(400, message="response_format json_schema is not supported")
-        return self.responder(request)
+        try:
+            return self.responder(request)
+        except Exception as exc:  # a broken responder is a 500, not a dropped connection
+            return Reply.error(500, message=f"responder failed: {type(exc).__name__}: {exc}")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # the listen() backlog: a batch opens dozens of connections at once
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: a batch reuses its connections
+    # Headers and body leave in two writes; with Nagle on, the body waits for the client's
+    # delayed ACK (~40 ms per request on Linux), which would swamp the latency under test.
+    disable_nagle_algorithm = True
     fake: FakeLLMServer
 
     def log_message(self, *args: Any) -> None:  # quiet: tests read the request list instead
@@ -240,21 +249,36 @@ def analysis_responder(overrides: dict[str, Any] | Callable[[Request], dict[str,
     """Answer the consolidated quaestio prompt with the offline values it carries.
 
     `overrides` (a dict, or a function of the request returning one) replaces fields of the
-    answer, e.g. {"answer_type": "date"}. Requests that are not the consolidated prompt get
-    `{}` plus the overrides (the per-concern helpers pass their own responders).
+    answer, e.g. {"answer_type": "date"}. Other requests (the per-concern helpers) get the
+    smallest reply their JSON schema accepts, plus the overrides.
     """
     def respond(request: Request) -> Reply:
         payload = request.payload
-        offline = payload.get("offline") or {}
-        answer = dict(offline) if "question" in payload else {}
-        if "question" in payload:
-            answer.setdefault("corrected_question", payload["question"])
+        if "offline" in payload:
+            answer = dict(payload["offline"])
+            answer.setdefault("corrected_question", payload.get("question"))
             answer["rewrites"] = []
+        else:
+            schema = ((request.body.get("response_format") or {}).get("json_schema") or {})
+            answer = _minimal(schema.get("schema") or {}, payload.get("question") or "") or {}
         extra = overrides(request) if callable(overrides) else (overrides or {})
         answer.update(extra)
         return Reply.json(answer)
 
     return respond
+
+
+def _minimal(schema: dict[str, Any], text: str) -> Any:
+    """The smallest value `schema` accepts: the question for free strings, the first enum."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "anyOf" in schema:
+        return None if {"type": "null"} in schema["anyOf"] else _minimal(schema["anyOf"][0], text)
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: _minimal(v, text) for k, v in (schema.get("properties") or {}).items()}
+    return {"array": [], "string": text, "boolean": False, "integer": 0,
+            "number": 0}.get(kind)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -277,3 +301,4 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
