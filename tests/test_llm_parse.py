@@ -183,3 +183,24 @@ def test_the_key_never_leaks(caplog, make_llm, tiny_sats):
     assert KEY not in json.dumps(rows, default=str)
     assert not [r.getMessage() for r in caplog.records if KEY in r.getMessage()]
     assert not [t for t in texts if KEY in t]
+
+
+def test_rewrite_terms_the_corpus_never_contains_are_dropped_and_counted(server, make_llm,
+                                                                        tiny_sats):
+    server.responder = analysis_responder({"rewrites": ["montant du versement annuel",
+                                                        "prime d'assurance échéance"]})
+    vocabulary = {"Montant", "versement", "Échéance"}  # folded on load: case, accents
+    llm = make_llm(server, vocabulary=vocabulary, rewrite_language="fr")
+    row = parse_question("What is the annual premium?", tiny_sats, llm=llm)
+    terms = [k.text for k in row.keywords if k.source == "llm_rewrite"]
+    assert terms == ["montant", "versement", "échéance"], terms  # "prime" is a keyword already
+    assert any(w.startswith("W203") and "2 term(s)" in w for w in row.provenance.warnings)
+    assert server.requests[0].payload["rewrite_language"] == "fr"
+    by_callable = make_llm(server, vocabulary=lambda term: term.startswith("m"))
+    row = parse_question("What is the annual premium?", tiny_sats, llm=by_callable)
+    assert [k.text for k in row.keywords if k.source == "llm_rewrite"] == ["montant"]
+
+
+def test_rewrites_stay_in_the_question_language_by_default(server, make_llm, tiny_sats):
+    parse_question("Quelle est la prime annuelle ?", tiny_sats, llm=make_llm(server))
+    assert server.requests[0].payload["rewrite_language"] == "fr"

@@ -52,8 +52,9 @@ class LLMConfig:
         temperature: Sampling temperature (0 for repeatable rows).
         rewrites: Phrasings asked for (3-5). rewrite_weight: weight of `llm_rewrite` keywords.
         rewrite_language: Language of the rewrites; "" keeps the question's.
-        vocabulary: The corpus vocabulary (a set of folded terms, or a predicate); rewrite
-            terms the corpus never contains are dropped and counted.
+        vocabulary: The corpus vocabulary: a set of terms (or a predicate on one term),
+            compared in folded form (`quaestio.analysis.text.fold`: lowercase, no accents);
+            rewrite terms the corpus never contains are dropped and counted (warning W203).
         max_candidates: Most candidate concepts offered to the model.
         response_format: "json_schema" (structured outputs), "json_object" (JSON mode plus
             validation) or "auto" (json_schema, then json_object if the server rejects it).
@@ -99,6 +100,10 @@ class LLMConfig:
                   if getattr(self, n) is None}
         if self.api_key is None:
             filled["api_key"] = os.environ.get(ENV["api_key"]) or "not-needed"
+        if self.vocabulary is not None and not callable(self.vocabulary):
+            from ..analysis.text import fold
+
+            filled["vocabulary"] = frozenset(fold(t) for t in self.vocabulary)  # once
         return replace(self, **filled)
 
     def redact(self, text: str) -> str:
@@ -114,7 +119,7 @@ class LLMConfig:
 
 
 def redact(text: str, secret: str | None) -> str:
-    """`text` with the secret (and any long suffix of it servers echo) replaced by ***."""
+    """`text` with the secret replaced by ***."""
     if not secret or secret == "not-needed" or len(secret) < 4:
         return text
     return text.replace(secret, "***")

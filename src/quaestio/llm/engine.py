@@ -165,6 +165,19 @@ class LLM:
                            result.reply.model_dump_json())
         return result
 
+    def hypothetical_passages(self, question: str, n: int = 3, **options: Any) -> list[str]:
+        """See `quaestio.llm.helpers.hypothetical_passages` (HyDE retrieval)."""
+        from .helpers import hypothetical_passages
+
+        return hypothetical_passages(question, n, llm=self, **options)
+
+    def rewrite_query(self, question: str, domain_hint: str | None = None,
+                      **options: Any) -> list[str]:
+        """See `quaestio.llm.helpers.rewrite_query`."""
+        from .helpers import rewrite_query
+
+        return rewrite_query(question, domain_hint, llm=self, **options)
+
     def close(self) -> None:
         self.client.close()
         if self.cache is not None:
