@@ -106,3 +106,17 @@ def test_offline_stays_the_default(tiny_sats):
     qdf = parse_questions(QUESTIONS[:2], tiny_sats)
     assert qdf.llm_status.tolist() == ["off", "off"]
     assert set(qdf.parser_mode) == {"rules"}
+
+
+def test_two_batches_at_once_on_one_llm(make_llm, tiny_sats, capsys):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with FakeLLMServer(latency=0.02) as fake:
+        llm = make_llm(fake, concurrency=4)
+        with ThreadPoolExecutor(2) as pool:
+            runs = [pool.submit(parse_questions, QUESTIONS[n::2], tiny_sats, llm=llm,
+                                progress=True) for n in (0, 1)]
+            frames = [r.result() for r in runs]
+    assert [f.original_question.tolist() for f in frames] == [QUESTIONS[0::2], QUESTIONS[1::2]]
+    assert all(set(f.llm_status) == {"ok"} for f in frames)
+    assert "llm" in capsys.readouterr().err  # the progress bar

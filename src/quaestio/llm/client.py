@@ -46,7 +46,6 @@ class LLMClient:
         self.config = config
         self._format = "json_object" if config.response_format == "json_object" else "json_schema"
         self._sync: Any = None
-        self._async: Any = None
         self._resume_at = 0.0  # a 429's Retry-After pauses every request, not just its own
 
     def _kwargs(self) -> dict[str, Any]:
@@ -77,12 +76,21 @@ class LLMClient:
         except StopIteration as stop:
             return _timed(stop.value, started)
 
-    async def acomplete(self, messages: list[dict], model: type[BaseModel], schema: dict,
-                        name: str = "analysis") -> Completion:
-        if self._async is None:
-            from openai import AsyncOpenAI
+    def async_session(self) -> Any:
+        """A fresh `AsyncOpenAI` for one event loop (a batch): its connections belong to
+        that loop, so concurrent batches each open and close their own."""
+        from openai import AsyncOpenAI
 
-            self._async = AsyncOpenAI(**self._kwargs())
+        return AsyncOpenAI(**self._kwargs())
+
+    async def acomplete(self, messages: list[dict], model: type[BaseModel], schema: dict,
+                        name: str = "analysis", *, session: Any = None) -> Completion:
+        if session is None:
+            session = self.async_session()
+            try:
+                return await self.acomplete(messages, model, schema, name, session=session)
+            finally:
+                await session.close()
         conversation, started = self._conversation(messages, model, schema, name), time.perf_counter()
         try:
             action, value = next(conversation)
@@ -94,17 +102,12 @@ class LLMClient:
                 while (wait := self._resume_at - time.monotonic()) > 0:
                     await asyncio.sleep(wait)
                 try:
-                    outcome = (await self._async.chat.completions.create(**value), None)
+                    outcome = (await session.chat.completions.create(**value), None)
                 except Exception as exc:
                     outcome = (None, exc)
                 action, value = conversation.send(outcome)
         except StopIteration as stop:
             return _timed(stop.value, started)
-
-    async def aclose(self) -> None:
-        if self._async is not None:
-            await self._async.close()
-            self._async = None
 
     def close(self) -> None:
         if self._sync is not None:

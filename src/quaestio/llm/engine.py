@@ -112,6 +112,7 @@ class LLM:
                       bar: Any) -> list[dict]:
         limit = asyncio.Semaphore(max(1, self.config.concurrency))
         inflight: dict[str, asyncio.Future] = {}
+        session = self.client.async_session()
 
         async def one(draft: Any, started: float) -> dict:
             # Preparing inside the slot lets one question's CPU work overlap the others'
@@ -126,12 +127,14 @@ class LLM:
                     mine = inflight[job.key] = asyncio.get_running_loop().create_future()
                     try:
                         result = self._store(job, await self.client.acomplete(
-                            job.messages, Analysis, job.schema))
+                            job.messages, Analysis, job.schema, session=session))
                     finally:
                         mine.set_result(result)
             if shared is not None:  # the same question is on its way: wait outside the slot
                 first = await shared
-                result = _shared(first) if first is not None else await self._call(job)
+                result = _shared(first) if first is not None else self._store(
+                    job, await self.client.acomplete(job.messages, Analysis, job.schema,
+                                                     session=session))
             record = self.finish(job, result, finish)
             if bar is not None:
                 bar.update(1)
@@ -140,12 +143,9 @@ class LLM:
         try:
             return await asyncio.gather(*(one(d, s) for d, s in items))
         finally:
-            await self.client.aclose()  # its connections belong to this event loop
+            await session.close()
             if bar is not None:
                 bar.close()
-
-    async def _call(self, job: Prepared) -> Completion:
-        return self._store(job, await self.client.acomplete(job.messages, Analysis, job.schema))
 
     # -- cache ----------------------------------------------------------------------------
     def _from_cache(self, job: Prepared) -> Completion | None:

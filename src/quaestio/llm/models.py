@@ -95,8 +95,9 @@ def json_schema(model: type[BaseModel], enums: dict[str, list[str]] | None = Non
     for name, values in (enums or {}).items():
         prop = schema["properties"][name]
         if prop.get("type") == "array":
-            prop["items"] = {"type": "string", "enum": list(values)} if values else {}
-            if not values:
+            prop["items"] = {"type": "string", "enum": list(values)} if values else {
+                "type": "string"}
+            if not values:  # an empty enum is invalid JSON Schema: allow no item instead
                 prop["maxItems"] = 0
         elif name in nullable_enums:
             prop.clear()
