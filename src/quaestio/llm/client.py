@@ -59,7 +59,8 @@ class LLMClient:
             from openai import OpenAI
 
             self._sync = OpenAI(**self._kwargs())
-        conversation, started = self._conversation(messages, model, schema, name), time.perf_counter()
+        started = time.perf_counter()
+        conversation = self._conversation(messages, model, schema, name)
         try:
             action, value = next(conversation)
             while True:
@@ -91,7 +92,8 @@ class LLMClient:
                 return await self.acomplete(messages, model, schema, name, session=session)
             finally:
                 await session.close()
-        conversation, started = self._conversation(messages, model, schema, name), time.perf_counter()
+        started = time.perf_counter()
+        conversation = self._conversation(messages, model, schema, name)
         try:
             action, value = next(conversation)
             while True:
@@ -194,7 +196,8 @@ class LLMClient:
 
     def _fail(self, result: Completion, reason: str, error: Any) -> Completion:
         result.status = f"fallback:{reason}"
-        text = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+        text = (f"{type(error).__name__}: {error}" if isinstance(error, BaseException)
+                else str(error))
         result.error = self.config.redact(text)[:500]
         return result
 

@@ -53,7 +53,6 @@ class LLM:
         self.config = base.resolved((satellites or bundled_satellites()).defaults)
         self.client = LLMClient(self.config)
         self.cache = ReplyCache(self.config.cache_path) if self.config.cache_path else None
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"LLM(base_url={self.config.base_url!r}, model={self.config.model!r})"

@@ -50,7 +50,8 @@ def check(reply: Analysis, draft: Draft, record: dict[str, Any], names: list[str
     out = Checked()
     question = draft.original
     words = _stems(draft, question)
-    _registry(out, "answer_type", reply.answer_type, draft.sats.answer_types["answer_type"].to_list())
+    _registry(out, "answer_type", reply.answer_type,
+              draft.sats.answer_types["answer_type"].to_list())
     _registry(out, "answer_shape", reply.answer_shape, allowed_shapes(draft.sats))
     _registry(out, "layout_hint", reply.layout_hint, [h.value for h in LayoutHint])
     concepts = [c for c in (_member(out, "concepts", c, names) for c in reply.concepts) if c]
