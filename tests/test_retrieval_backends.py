@@ -69,7 +69,8 @@ def test_numba_kernel_matches_numpy_twin():
     backend = BM25Backend()
     backend.index(tiny_chunks(TEXTS * 20))
     args = (backend.data, backend.indptr, backend.indices, backend.num_docs,
-            np.array([0, 3, 5]), np.array([1.0, 0.5, 0.25], dtype=np.float32))
+            np.array([0, 3, 5]), np.array([1.0, 0.5, 0.25], dtype=np.float32),
+            np.array([0, 1, 3, 4]), np.array([0, 1, 2, -1]))
     mask = np.arange(backend.num_docs) % 3 != 0
     for m in (None, mask):
         a, b = _kernels.topk(*args, m, 7), _kernels.topk_py(*args, m, 7)

@@ -94,3 +94,33 @@ def test_build_index_from_a_dataframe_dedupes_identical_texts():
         index = build_index(frame, embedding_model=None, parent_child=False)
     assert index.documents.column("doc_id").to_pylist() == ["p1", "p3"]
     assert index.manifest["skipped"][0]["code"] == "W203"
+
+
+def test_import_and_bm25_index_never_load_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from quaestio.retrieval import build_index, search; "
+            f"i = build_index({str(CORPUS)!r}, embedding_model=None); "
+            "search(i, 'premium', backend='bm25'); "
+            "print([m for m in ('torch', 'sentence_transformers', 'transformers') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_missing_extras_name_the_pip_command(monkeypatch):
+    import sys
+
+    from quaestio.retrieval import BackendUnavailable
+    from quaestio.retrieval.bm25 import BM25Backend
+    from quaestio.retrieval.embeddings import Embedder, resolve
+
+    monkeypatch.setitem(sys.modules, "bm25s", None)
+    with pytest.raises(BackendUnavailable, match=r"pip install 'quaestio\[retrieval\]'"):
+        BM25Backend().fit_tokens([["premium"]])
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(BackendUnavailable, match="sentence-transformers"):
+        Embedder(resolve("minilm")).model()

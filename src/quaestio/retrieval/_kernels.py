@@ -1,31 +1,18 @@
 """Weighted BM25 scoring on bm25s's CSC score matrix, compiled with numba when available.
 
 bm25s scores a query as the plain sum of its tokens' columns; quaestio weighs each token by
-its keyword's weight, and needs which tokens each hit contains (matched keywords), so it
-reads the same matrix with its own kernel. The numpy twin gives identical results.
+its keyword's weight and reports which keywords each hit contains (all of a keyword's
+tokens present), so it reads the same matrix with its own kernel. The numpy twin
+(`topk_py`) gives identical results, ties included (they go to the lower position).
+
+Arguments: `token_ids`/`weights` (one entry per distinct query token), `term_ptr`/`term_cols`
+(keyword j owns `term_cols[term_ptr[j]:term_ptr[j+1]]`, positions in `token_ids`; -1 marks a
+token absent from the vocabulary, so the keyword cannot match).
 """
 
 from __future__ import annotations
 
 import numpy as np
-
-
-def _scores_py(data, indptr, indices, num_docs, token_ids, weights):
-    scores = np.zeros(num_docs, dtype=np.float32)
-    for t, w in zip(token_ids, weights):
-        s, e = indptr[t], indptr[t + 1]
-        scores[indices[s:e]] += np.float32(w) * data[s:e]  # a column has each doc once
-    return scores
-
-
-def _presence_py(indptr, indices, docs, token_ids):
-    out = np.zeros((len(docs), len(token_ids)), dtype=np.bool_)
-    for j, t in enumerate(token_ids):
-        column = indices[indptr[t]:indptr[t + 1]]
-        pos = np.searchsorted(column, docs)
-        ok = pos < len(column)
-        out[ok, j] = column[pos[ok]] == docs[ok]
-    return out
 
 
 def best_k(scores: np.ndarray, k: int) -> np.ndarray:
@@ -38,13 +25,27 @@ def best_k(scores: np.ndarray, k: int) -> np.ndarray:
     return candidates[np.argsort(-scores[candidates], kind="stable")][:k]
 
 
-def topk_py(data, indptr, indices, num_docs, token_ids, weights, mask, k):
-    scores = _scores_py(data, indptr, indices, num_docs, token_ids, weights)
+def topk_py(data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_cols, mask, k):
+    scores = np.zeros(num_docs, dtype=np.float32)
+    for t, w in zip(token_ids, weights):
+        s, e = indptr[t], indptr[t + 1]
+        scores[indices[s:e]] += np.float32(w) * data[s:e]  # a column has each doc once
     if mask is not None:
         scores[~mask] = 0
     top = best_k(scores, k)
     top = top[scores[top] > 0]
-    return top, scores[top], _presence_py(indptr, indices, top, token_ids)
+    present = np.zeros((len(top), len(token_ids)), dtype=np.bool_)
+    for j, t in enumerate(token_ids):
+        column = indices[indptr[t]:indptr[t + 1]]
+        pos = np.searchsorted(column, top)
+        ok = pos < len(column)
+        present[ok, j] = column[pos[ok]] == top[ok]
+    match = np.zeros((len(top), len(term_ptr) - 1), dtype=np.bool_)
+    for j in range(len(term_ptr) - 1):
+        cols = term_cols[term_ptr[j]:term_ptr[j + 1]]
+        if len(cols) and cols.min() >= 0:
+            match[:, j] = present[:, cols].all(axis=1)
+    return top, scores[top], match
 
 
 try:
@@ -56,7 +57,46 @@ else:
     NUMBA = True
 
     @njit(nogil=True, cache=True)
-    def _topk_nb(data, indptr, indices, num_docs, token_ids, weights, mask, use_mask, k):
+    def _best_k_nb(scores, k):
+        # The k-th best value from a size-k min-heap (one pass, no copy of the scores), then
+        # every position at or above it, stably sorted by score: ties to the lower position.
+        if k <= 0:
+            return np.zeros(0, dtype=np.int64)
+        heap = np.full(k, -np.inf, dtype=np.float32)
+        for d in range(scores.shape[0]):
+            v = scores[d]
+            if v > heap[0]:
+                heap[0] = v
+                i = 0
+                while True:
+                    left = 2 * i + 1
+                    if left >= k:
+                        break
+                    child = left
+                    if left + 1 < k and heap[left + 1] < heap[left]:
+                        child = left + 1
+                    if heap[child] < heap[i]:
+                        heap[i], heap[child] = heap[child], heap[i]
+                        i = child
+                    else:
+                        break
+        kth = heap[0]
+        count = 0
+        for d in range(scores.shape[0]):
+            if scores[d] >= kth and scores[d] > 0:
+                count += 1
+        cand = np.empty(count, dtype=np.int64)
+        count = 0
+        for d in range(scores.shape[0]):
+            if scores[d] >= kth and scores[d] > 0:
+                cand[count] = d
+                count += 1
+        order = cand[np.argsort(-scores[cand], kind="mergesort")]
+        return order[:k]
+
+    @njit(nogil=True, cache=True)
+    def _topk_nb(data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_cols,
+                 mask, use_mask, k):
         scores = np.zeros(num_docs, dtype=np.float32)
         for i in range(token_ids.shape[0]):
             t = token_ids[i]
@@ -67,13 +107,8 @@ else:
             for d in range(num_docs):
                 if not mask[d]:
                     scores[d] = 0
-        k = min(k, num_docs)
-        order = np.argsort(-scores, kind="mergesort")[:k] if num_docs <= 4 * k else \
-            _partial(scores, k)
-        n = 0
-        while n < order.shape[0] and scores[order[n]] > 0:
-            n += 1
-        top = order[:n]
+        top = _best_k_nb(scores, min(k, num_docs))
+        n = top.shape[0]
         present = np.zeros((n, token_ids.shape[0]), dtype=np.bool_)
         for j in range(token_ids.shape[0]):
             t = token_ids[j]
@@ -81,18 +116,26 @@ else:
             for i in range(n):
                 p = np.searchsorted(column, top[i])
                 present[i, j] = p < column.shape[0] and column[p] == top[i]
-        return top, scores[top], present
+        n_terms = term_ptr.shape[0] - 1
+        match = np.zeros((n, n_terms), dtype=np.bool_)
+        for j in range(n_terms):
+            s, e = term_ptr[j], term_ptr[j + 1]
+            if e == s:
+                continue
+            for i in range(n):
+                ok = True
+                for c in range(s, e):
+                    col = term_cols[c]
+                    if col < 0 or not present[i, col]:
+                        ok = False
+                        break
+                match[i, j] = ok
+        return top, scores[top], match
 
-    @njit(nogil=True, cache=True)
-    def _partial(scores, k):
-        # Candidates above the k-th largest value, then a stable sort of those few.
-        kth = np.partition(-scores, k - 1)[k - 1]
-        cand = np.flatnonzero(-scores <= kth)
-        order = cand[np.argsort(-scores[cand], kind="mergesort")]
-        return order[:k]
+    _EMPTY_MASK = np.zeros(1, dtype=np.bool_)
 
-    def topk(data, indptr, indices, num_docs, token_ids, weights, mask, k):
+    def topk(data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_cols, mask,
+             k):
         use = mask is not None
-        m = mask if use else np.zeros(1, dtype=np.bool_)
-        return _topk_nb(data, indptr, indices, num_docs, token_ids.astype(np.int64),
-                        weights.astype(np.float32), m, use, k)
+        return _topk_nb(data, indptr, indices, num_docs, token_ids, weights, term_ptr,
+                        term_cols, mask if use else _EMPTY_MASK, use, k)

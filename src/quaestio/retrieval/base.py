@@ -10,9 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..schema import frame_to_table
-from .schema import HIT_COLUMNS, hits_table, to_engine
-
-_HIT_KEYS = frozenset(HIT_COLUMNS)
+from .schema import HIT_COLUMNS, HITS_SCHEMA, to_engine
 
 
 @dataclass
@@ -100,34 +98,21 @@ _COLUMNS = ("chunk_id", "doc_id", "breadcrumb", "chunk_type", "page_start", "pag
             "part_index", "part_count", "generation_text")
 
 
-class ChunkColumns:
-    """Python lists of the columns a hit copies, converted once per chunks table."""
-
-    def __init__(self, chunks: pa.Table):
-        self.lists = {c: chunks.column(c).to_pylist() for c in _COLUMNS}
-
-
-_CACHE: dict[int, tuple[pa.Table, ChunkColumns]] = {}
-
-
-def columns_of(chunks: pa.Table) -> ChunkColumns:
-    cached = _CACHE.get(id(chunks))
-    if cached is None or cached[0] is not chunks:
-        cached = (chunks, ChunkColumns(chunks))
-        _CACHE[id(chunks)] = cached
-    return cached[1]
-
-
 def materialise(chunks: pa.Table, records: list[dict], hits: list[list[Hit]],
                 backend: str) -> pa.Table:
     """`hits_df` as Arrow: one row per (question, hit), ranks 1-based in list order."""
-    cols = columns_of(chunks).lists
-    rows = []
-    for record, found in zip(records, hits):
-        for rank, hit in enumerate(found, 1):
-            row = {c: cols[c][hit.row] for c in _COLUMNS}
-            row.update(question_id=record["question_id"], rank=rank, score=float(hit.score),
-                       backend=backend, matched_keywords=[], pinned=False)
-            row.update((key, v) for key, v in hit.extra.items() if key in _HIT_KEYS)
-            rows.append(row)
-    return hits_table(rows)
+    flat = [h for found in hits for h in found]
+    # Chunk columns are gathered with one Arrow `take`; the rest are built column-wise.
+    taken = chunks.select(list(_COLUMNS)).take(pa.array([h.row for h in flat], pa.int64()))
+    columns: dict[str, object] = {c: taken.column(c) for c in _COLUMNS}
+    columns["question_id"] = [r["question_id"] for r, found in zip(records, hits) for _ in found]
+    columns["rank"] = [i for found in hits for i in range(1, len(found) + 1)]
+    columns["score"] = [float(h.score) for h in flat]
+    columns["backend"] = [backend] * len(flat)
+    for name in HIT_COLUMNS:
+        if name not in columns:
+            default = [] if name == "matched_keywords" else False if name == "pinned" else None
+            columns[name] = [h.extra.get(name, default) for h in flat]
+    arrays = [pa.array(columns[f.name], f.type) if isinstance(columns[f.name], list)
+              else columns[f.name].cast(f.type) for f in HITS_SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=HITS_SCHEMA)

@@ -97,33 +97,44 @@ class BM25Backend(Backend):
     def retrieve(self, records: list[dict], k: int, allow=None) -> list[list[Hit]]:
         from ._kernels import topk
 
-        out = []
+        vocab, out = self.vocab, []
         for n, record in enumerate(records):
             terms = self.weighted_query(record)
-            weights: dict[int, float] = {}
             raw = self.query == "raw" or not record.get("keywords")
+            col_of: dict[int, int] = {}
+            ids: list[int] = []
+            weights: list[float] = []
+            term_ptr, term_cols = [0], []
             for _, w, toks in terms:
+                cols = []
                 for t in toks:
-                    tid = self.vocab.get(t)
-                    if tid is not None:  # raw BM25 sums repeated words; keywords take the max
-                        weights[tid] = weights.get(tid, 0.0) + w if raw else max(
-                            weights.get(tid, 0.0), w)
-            if not weights:
+                    tid = vocab.get(t)
+                    if tid is None:
+                        cols.append(-1)
+                        continue
+                    c = col_of.get(tid)
+                    if c is None:
+                        c = col_of[tid] = len(ids)
+                        ids.append(tid)
+                        weights.append(w)
+                    else:  # raw BM25 sums repeated words; keywords take their heaviest weight
+                        weights[c] = weights[c] + w if raw else max(weights[c], w)
+                    cols.append(c)
+                term_cols += cols
+                term_ptr.append(len(term_cols))
+            if not ids:
                 out.append([])
                 continue
-            ids = np.fromiter(weights, dtype=np.int64, count=len(weights))
-            ws = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
             mask = self.local_mask(allow[n]) if allow is not None else None
-            top, scores, present = topk(self.data, self.indptr, self.indices, self.num_docs,
-                                        ids, ws, mask, k)
-            position = {int(t): j for j, t in enumerate(ids)}
-            hits = []
-            for i, (doc, score) in enumerate(zip(top, scores)):
-                matched = [text for text, _, toks in terms if toks and all(
-                    self.vocab.get(t) in position and present[i, position[self.vocab[t]]]
-                    for t in toks)]
-                hits.append(Hit(int(self.rows[doc]), float(score),
-                                {"matched_keywords": list(dict.fromkeys(matched)),
-                                 "bm25_rank": i + 1, "bm25_score": float(score)}))
-            out.append(hits)
+            top, scores, match = topk(
+                self.data, self.indptr, self.indices, self.num_docs,
+                np.asarray(ids, dtype=np.int64), np.asarray(weights, dtype=np.float32),
+                np.asarray(term_ptr, dtype=np.int64), np.asarray(term_cols, dtype=np.int64),
+                mask, k)
+            names = [text for text, _, _ in terms]
+            rows = self.rows[top].tolist()
+            out.append([Hit(row, score, {
+                "matched_keywords": list(dict.fromkeys(names[j] for j in np.flatnonzero(m))),
+                "bm25_rank": i, "bm25_score": score})
+                for i, (row, score, m) in enumerate(zip(rows, scores.tolist(), match), 1)])
         return out

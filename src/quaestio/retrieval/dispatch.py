@@ -39,8 +39,9 @@ def is_navigational(record: dict) -> bool:
     return bool(NAVIGATIONAL.search(record.get("original_question") or ""))
 
 
-def route_of(record: dict, index) -> str:
-    default = "hybrid" if index.embedding_model else "bm25"
+def route_of(record: dict, index, default: str | None = None) -> str:
+    """The backend for one question record (see the module docstring)."""
+    default = default or ("hybrid" if index.embedding_model else "bm25")
     wanted = _ROUTES.get(record.get("answer_context") or "")
     needs = {"sentence": "sentence", "parent": "child"}
     return wanted if wanted and needs[wanted] in index.granularities() else default
@@ -68,8 +69,7 @@ def dispatch(question_df: Any, index, *, k: int = 5, default_backend: str | None
     screen = types == "screen"
     parts = []
     for record in records:
-        backend = route_of(record, index) if default_backend is None or _ROUTES.get(
-            record.get("answer_context") or "") else default_backend
+        backend = route_of(record, index, default_backend)
         kk = int(record.get("retrieval_k") or k)
         table, route = None, backend if backend in ("sentence", "parent") else "default"
         retriever = index.retriever(backend)

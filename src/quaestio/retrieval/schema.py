@@ -6,8 +6,6 @@ polars and Parquet.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pyarrow as pa
 
 from ..schema import table_to_frame
@@ -50,11 +48,6 @@ HITS_SCHEMA = pa.schema([
     ("child_score", pa.float64()), ("pinned", pa.bool_()), ("route", pa.string()),
 ])
 HIT_COLUMNS: tuple[str, ...] = tuple(HITS_SCHEMA.names)
-
-
-def hits_table(rows: list[dict[str, Any]]) -> pa.Table:
-    """Rows (dicts with any subset of the hit columns) as an Arrow table in HITS_SCHEMA."""
-    return pa.Table.from_pylist(rows, schema=HITS_SCHEMA)
 
 
 def to_engine(table: pa.Table, as_: str = "pandas"):
