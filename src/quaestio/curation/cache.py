@@ -46,7 +46,8 @@ def embed_phrases(phrases: list[str], *, model: str = "all-MiniLM-L6-v2",
         vectors = np.asarray(embedder.encode_passages(missing, batch_size=batch_size),
                              dtype=np.float32)
         _write(folder, missing, vectors)
-        known.update(zip(missing, vectors))
+        # Use what the cache holds (float16), so a first run and a cached re-run agree.
+        known.update(zip(missing, vectors.astype(np.float16)))
     if not phrases:
         return np.zeros((0, 0), dtype=np.float32), 0
     out = np.stack([np.asarray(known[p], dtype=np.float32) for p in phrases])

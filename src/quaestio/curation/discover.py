@@ -3,7 +3,8 @@
 Phrases and the dictionary's own keywords are embedded together (packaged model, cached),
 reduced with PCA and clustered with HDBSCAN. A cluster that holds keywords of a concept
 proposes its other phrases as variants of that concept, each with its similarity to the
-concept's keywords; a cluster with no keyword proposes itself as a possible new concept.
+concept's keywords; a cluster with no keyword (or the phrases of a cluster that are far
+from all its keywords) is proposed as a possible new concept.
 Nothing is admitted here: the proposals are rows for an analyst to review.
 """
 
@@ -40,6 +41,7 @@ def discover_candidates(corpus: Any, sats: Satellites, *, phrases: pl.DataFrame 
                         min_samples: int | None = None, dims: int = 20, min_count: int = 2,
                         max_phrases: int | None = 100_000, min_similarity: float = 0.6,
                         rejected: Iterable[tuple[str, str]] = (),
+                        anchor_sources: Iterable[str] = ("expert", "discovery"),
                         cache_dir: str | Path | None = None, embedder=None,
                         **read_options: Any) -> Discovery:
     """Propose new variants for known concepts, and possible new concepts, from a corpus.
@@ -57,6 +59,9 @@ def discover_candidates(corpus: Any, sats: Satellites, *, phrases: pl.DataFrame 
             nearest keyword of the concept reaches this.
         rejected: (language, phrase) pairs an analyst rejected as new concepts
             (`rejected_phrases(folder)`), never proposed again.
+        anchor_sources: Which keyword rows anchor clusters, by `source`. Closed sets are
+            left out by default: they are generated whole from data packages, and hundreds
+            of country names would turn every place name of a corpus into a "variant".
         cache_dir: Root of the embedding cache.
 
     Returns:
@@ -78,6 +83,7 @@ def discover_candidates(corpus: Any, sats: Satellites, *, phrases: pl.DataFrame 
     # meaning, and "AI" (Anguilla) would pull every phrase about AI to a country.
     kws = (sats.concept_keywords.filter(pl.col("status") == "validated",
                                         pl.col("match") != "cased",
+                                        pl.col("source").is_in(list(anchor_sources)),
                                         pl.col("language").is_in(list(languages)))
            .select("concept", "language", "keyword")
            .unique(subset=["concept", "keyword"], maintain_order=True))
@@ -154,23 +160,27 @@ def _propose(phrases: pl.DataFrame, kws: pl.DataFrame, vectors: np.ndarray, labe
                          "label": label,
                          "top_phrases": " | ".join(recs[i]["phrase"] for i in top[:5])})
         fresh = [i for i in top if recs[i]["key"] not in anywhere]
-        if concepts:
-            by_concept = {c: [n + i for i in kw if kw_concepts[i] == c] for c in concepts}
-            for i in fresh:
-                best = max(((float(np.max(vectors[idx] @ vectors[i])), c, idx)
-                            for c, idx in by_concept.items()), key=lambda t: t[0])
-                sim, concept, idx = best
-                if sim < min_similarity or (concept, recs[i]["key"]) in known:
-                    continue
+        by_concept = {c: [n + i for i in kw if kw_concepts[i] == c] for c in concepts}
+        # Phrases far from every keyword of their cluster are not variants of those concepts:
+        # a stray keyword ("damage caused to others") must not hide a cluster of new terms.
+        strays = []
+        for i in fresh:
+            if not by_concept:
+                strays.append(i)
+                continue
+            sim, concept, idx = max(((float(np.max(vectors[idx] @ vectors[i])), c, idx)
+                                     for c, idx in by_concept.items()), key=lambda t: t[0])
+            if sim < min_similarity:
+                strays.append(i)
+            elif (concept, recs[i]["key"]) not in known:
                 nearest = kw_texts[idx[int(np.argmax(vectors[idx] @ vectors[i]))] - n]
                 rows.append(_row(recs[i], cid, "variant", concept, sim, nearest, concepts, ""))
-        else:
-            centroid = vectors[members].mean(axis=0)
+        strays = [i for i in strays if (recs[i]["language"], recs[i]["key"]) not in rejected]
+        if strays:
+            centroid = vectors[strays].mean(axis=0)
             centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
-            proposed = _snake(label)
-            for i in fresh:
-                if (recs[i]["language"], recs[i]["key"]) in rejected:
-                    continue
+            proposed = _snake(recs[strays[0]]["phrase"])
+            for i in strays:
                 rows.append(_row(recs[i], cid, "new_concept", "", float(vectors[i] @ centroid),
                                  "", concepts, proposed))
     cand = pl.DataFrame(rows, schema={c: pl.String for c in REVIEW_COLUMNS})
