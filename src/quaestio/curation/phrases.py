@@ -2,7 +2,8 @@
 
 A phrase is a run of 2 to `max_tokens` word tokens inside one sentence, with no stopword of
 the document's language at either end, no digits, no punctuation between its words (a hyphen
-or an apostrophe may join them), and at most the language's connector words inside
+or an apostrophe may join them), no English past participle or adverb at its end, and at most
+the language's connector words inside
 ("limit of indemnity", "taux d'intérêt", "tipo de interés"). Each distinct phrase is counted
 per language, with the number of documents it occurs in and a few example sentences.
 """
@@ -26,6 +27,12 @@ CONNECTORS: dict[str, frozenset[str]] = {
     "fr": frozenset({"de", "d", "du", "des"}),
     "es": frozenset({"de", "del"}),
     "de": frozenset(),
+}
+# A term does not end in a past participle or an adverb ("gross profit increased", "revenue
+# primarily"): a tagger would say so; without one, English suffixes catch most of them.
+TRAILING: dict[str, regex.Pattern] = {
+    "en": regex.compile(r"^(?!(?:supply|family|assembly|anomaly|monopoly|july|italy|need|"
+                        r"speed|seed|feed|breed|weed|steed|greed|creed)$)\w{3,}(?:ed|ly)$"),
 }
 _SENTENCE = regex.compile(r"(?<=[.!?;:])\s+|\s*\n\s*")
 _JOINER = regex.compile(r"\s*|\s*[-‐‑–']\s*|’")
@@ -63,8 +70,11 @@ def extract_phrases(corpus: Any, sats: Satellites, *, min_count: int = 2, max_to
             stops[lang] = frozenset(fold(w) for w in sats.stopwords.filter(
                 language=lang)["word"].to_list())
         stop, joiners = stops[lang], CONNECTORS.get(lang, frozenset())
+        trailing = TRAILING.get(lang)
         for sentence in _SENTENCE.split(text):
             for surface, key in _phrases(sentence, stop, joiners, max_tokens):
+                if trailing is not None and trailing.match(key.rpartition(" ")[2]):
+                    continue
                 k = (lang, key)
                 counts[k] += 1
                 surfaces.setdefault(k, Counter())[surface] += 1
