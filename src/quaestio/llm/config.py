@@ -89,13 +89,18 @@ class LLMConfig:
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
-    def resolved(self, defaults: Any) -> LLMConfig:
-        """A copy with every unset knob taken from the satellites' `Defaults`."""
+    def require(self) -> LLMConfig:
+        """Self, or `LLMConfigError` naming what is missing (base URL, model)."""
         missing = [n for n in ("base_url", "model") if not getattr(self, n)]
         if missing:
             raise LLMConfigError(
                 f"LLM mode needs {' and '.join(missing)}: pass them (base_url=..., model=...) "
                 f"or set {', '.join(ENV[n] for n in missing)}")
+        return self
+
+    def resolved(self, defaults: Any) -> LLMConfig:
+        """A copy with every unset knob taken from the satellites' `Defaults`."""
+        self.require()
         filled = {n: getattr(defaults, key) for n, key in _FROM_DEFAULTS.items()
                   if getattr(self, n) is None}
         if self.api_key is None:

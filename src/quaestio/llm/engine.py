@@ -50,6 +50,7 @@ class LLM:
                  **overrides: Any):
         base = config if config is not None else LLMConfig.from_env()
         base = replace(base, **{k: v for k, v in overrides.items() if v is not None})
+        base.require()  # before loading any table: a missing URL is the likelier mistake
         self.config = base.resolved((satellites or bundled_satellites()).defaults)
         self.client = LLMClient(self.config)
         self.cache = ReplyCache(self.config.cache_path) if self.config.cache_path else None
