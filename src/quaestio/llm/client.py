@@ -126,7 +126,7 @@ class LLMClient:
             # The schema goes in extra_body, sent as is: the SDK's typed-parameter transform
             # walks every node of it, which costs more than the rest of the request.
             request = {"model": c.model, "messages": messages, "temperature": c.temperature,
-                       "extra_body": {"response_format": self._response_format(schema, name)}}
+                       "max_tokens": c.max_tokens, "extra_body": {"response_format": self._response_format(schema, name)}}
             result.attempts += 1
             response, exc = yield ("call", request)
             if exc is not None:

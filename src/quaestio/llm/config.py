@@ -27,7 +27,7 @@ _FROM_DEFAULTS = {"timeout": "llm_timeout_s", "max_retries": "llm_max_retries",
                   "retry_after_max": "llm_retry_after_max_s", "concurrency": "llm_concurrency",
                   "temperature": "llm_temperature", "rewrites": "llm_rewrites",
                   "max_candidates": "llm_max_candidates", "rewrite_weight": "weight_llm_rewrite",
-                  "rewrite_language": "llm_rewrite_language"}
+                  "rewrite_language": "llm_rewrite_language", "max_tokens": "llm_max_tokens"}
 
 
 class LLMConfigError(QuaestioError, ValueError):
@@ -56,6 +56,7 @@ class LLMConfig:
             compared in folded form (`quaestio.analysis.text.fold`: lowercase, no accents);
             rewrite terms the corpus never contains are dropped and counted (warning W203).
         max_candidates: Most candidate concepts offered to the model.
+        max_tokens: Most tokens one reply may take (a runaway reply ends as "truncated").
         response_format: "json_schema" (structured outputs), "json_object" (JSON mode plus
             validation) or "auto" (json_schema, then json_object if the server rejects it).
     """
@@ -76,6 +77,7 @@ class LLMConfig:
     rewrite_language: str | None = None
     vocabulary: Vocabulary | None = field(default=None, repr=False, compare=False)
     max_candidates: int | None = None
+    max_tokens: int | None = None
     response_format: ResponseFormat = "auto"
 
     @classmethod

@@ -26,6 +26,12 @@ class _Reply(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+# Bounds on the lists, sent in the schema: a small model under a grammar can otherwise
+# keep appending items until it runs out of tokens.
+MAX_ITEMS = {"rewrites": 5, "pages_hint": 20, "scope_parties": 10, "sub_questions": 6,
+             "passages": 10}
+
+
 class Analysis(_Reply):
     """Every column family of one question, in one reply."""
 
@@ -122,6 +128,9 @@ def _strict(node: Any) -> None:
         if node.get("type") == "object" and "properties" in node:
             node["required"] = list(node["properties"])
             node["additionalProperties"] = False
+            for name, bound in MAX_ITEMS.items():
+                if node["properties"].get(name, {}).get("type") == "array":
+                    node["properties"][name]["maxItems"] = bound
         for value in node.values():
             _strict(value)
     elif isinstance(node, list):

@@ -41,6 +41,7 @@ class Defaults:
     llm_rewrites: int = 4
     llm_max_candidates: int = 12
     llm_rewrite_language: str = ""
+    llm_max_tokens: int = 1024
 
 
 _PARSERS = {bool: lambda v: {"true": True, "false": False}[v.lower()], int: int, float: float,
