@@ -197,7 +197,7 @@ def test_a_catastrophic_analyst_pattern_times_out_and_the_others_still_run():
     warnings: list[str] = []
     start = time.perf_counter()
     values = find_values(text, "amount", satellites=sats, warnings=warnings)
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < 10  # unbounded, (a|aa)+$ runs for minutes here
     assert [v.text for v in values] == ["€300"]
     assert len(warnings) == 1 and warnings[0].startswith("W101")
     assert "amount_catastrophic" in warnings[0]

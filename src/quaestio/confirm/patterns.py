@@ -78,9 +78,29 @@ def _keywords(sats: Satellites, prefix: str, concepts: dict[str, str]) -> str:
     for concept, keyword, match in rows.select("concept", "keyword", "match").iter_rows():
         concepts.setdefault(keyword.casefold(), concept)
         parts.append((keyword, match == "cased"))
-    parts.sort(key=lambda p: -len(p[0]))  # the longest variant wins at one position
-    body = "|".join(f"(?-i:{regex.escape(k)})" if cased else regex.escape(k) for k, cased in parts)
+    # A trie, not a flat alternation of ~1,500 names: 0.4 MB/s becomes tens of MB/s.
+    cased = _trie([k for k, c in parts if c])
+    folded = _trie([k.lower() for k, c in parts if not c])
+    body = "|".join(([f"(?-i:{cased})"] if cased else []) + ([folded] if folded else []))
     return rf"(?<!\w)(?:{body or '(?!)'})(?!\w)"
+
+
+def _trie(words: list[str]) -> str:
+    """One regex for many literal words; at each point the longer word is tried first."""
+    root: dict = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        alts = [regex.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+    return emit(root)
 
 
 def _compile_all(sats: Satellites) -> dict[str, list[Pattern]]:

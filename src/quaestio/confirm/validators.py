@@ -11,6 +11,10 @@ import calendar
 import datetime as dt
 
 
+class Reject(Exception):
+    """A match that is not a value of the type after all (raised by the value parsers)."""
+
+
 def iban_mod97(iban: str) -> bool:
     """True when `iban` (spaces allowed, any case) passes the ISO 13616 checksum.
 
