@@ -175,3 +175,20 @@ def test_a_catastrophic_pattern_times_out_without_stopping_the_batch():
     assert v["warnings"].iloc[0][0].startswith("W101") and "amount_catastrophic" in \
         v["warnings"].iloc[0][0]
     assert v["value"].iloc[1] == "300 EUR"
+
+
+def test_a_parsed_question_df_with_arrow_dtypes_goes_straight_in():
+    from quaestio import parse_questions
+
+    qdf = parse_questions(pd.DataFrame({"question": [
+        "What is the annual premium?", "When does the policy start?", "Who is the insurer?",
+        None]}))
+    hits = pd.DataFrame({"question_id": ["q0", "q1", "q1", "q2"],
+                         "chunk_id": ["a", "b", "c", "d"],
+                         "generation_text": ["Annual premium: 1 250 €",
+                                             "The policy starts on 1 March 2025.",
+                                             "Policy wording.", "The insurer is ACME."]})
+    v = verdicts(qdf, hits)
+    assert v["verdict"].tolist() == ["found", "found", "skipped", "skipped"]
+    assert v["value"].tolist()[:2] == ["1250 EUR", "2025-03-01"]
+    assert "no answer_type_patterns rows for 'organization'" == v["reason"].iloc[2]

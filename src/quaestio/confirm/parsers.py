@@ -82,7 +82,10 @@ def _figure(m: regex.Match, language: str | None) -> Decimal | None:
                           language) if raw.strip() else None
     if number is None:
         return None
-    return number * 10 ** scale(_group(m, "mult")) if _group(m, "mult") else number
+    if not _group(m, "mult"):
+        return number
+    scaled = number * 10 ** scale(_group(m, "mult"))
+    return scaled.quantize(1) if scaled == scaled.to_integral_value() else scaled.normalize()
 
 
 def _amount(m, text, span, language, pattern, sats):
@@ -153,7 +156,8 @@ def _duration(m, text, span, language, pattern, sats):
 def _phone(m, text, span, language, pattern, sats):
     ext = _EXTENSION.search(text)
     body = text[:ext.start()] if ext else text
-    digits = "".join(ch for ch in body if ch.isdigit())
+    # The national trunk prefix written as (0) after a country code is not dialled.
+    digits = "".join(ch for ch in body.replace("(0)", "") if ch.isdigit())
     if not 7 <= len(digits) <= 16 or _NOT_PHONE.match(body.strip()):
         raise Reject
     stripped = body.lstrip("( ")
