@@ -126,6 +126,11 @@ def _percentage(m, text, span, language, pattern, sats):
 
 
 def _number(m, text, span, language, pattern, sats):
+    if _group(m, "top"):
+        if not int(m.group("bottom")):
+            raise Reject
+        value = Decimal(m.group("top")) / Decimal(m.group("bottom")) + int(_group(m, "whole") or 0)
+        return (-value if _group(m, "sign") else value), span
     if "num2" in m.re.groupindex:
         number = _figure(m, language)
         return (-number if number is not None and _group(m, "num") else number), span
