@@ -112,13 +112,15 @@ def test_closed_set_loads_concepts_and_keywords_and_reloading_replaces_them(tmp_
 def test_closed_set_bad_rows_name_the_input_file_and_nothing_is_written(tmp_path, sat_folder):
     kw = tmp_path / "bad.csv"
     kw.write_text("concept,language,keyword,weight\npremium,en,premium,\n"
-                  "premium,english,policy cost,\nprime_rate,en,base rate,2\n")
+                  "premium,english,policy cost,\nprime_rate,en,base rate,2\n"
+                  "planet_pluto,en,Pluto,\n")
     before = _snapshot(sat_folder)
     with pytest.raises(SatelliteError) as err:
         load_closed_set(sat_folder, name="extra", keywords=kw)
     found = {(c["source"], c["row"], c["column"]) for c in err.value.failure_cases}
     assert (str(kw), 3, "language") in found and (str(kw), 4, "weight") in found
     assert (str(kw), 2, "concept,language,keyword") in found  # premium/en/premium exists
+    assert (str(kw), 5, "concept") in found  # reported with the rest, not in a second pass
     assert _snapshot(sat_folder) == before
 
 

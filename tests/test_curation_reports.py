@@ -127,3 +127,14 @@ def test_reparse_changes_show_which_rows_move_and_by_which_column(two_versions):
     q1 = changes.filter(question_id="q1", column="keywords")
     assert '"insurance premium"' in q1["new_value"][0]
     assert '"insurance premium"' not in q1["old_value"][0]
+
+
+def test_curation_imports_no_heavy_library():
+    import subprocess
+    import sys
+
+    code = ("import sys, quaestio.curation, quaestio.cli; "
+            "print([m for m in ('torch', 'sentence_transformers', 'sklearn', 'hdbscan') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -119,12 +119,15 @@ def _flat(frame):
               help="Packaged embedding model.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), envvar="QUAESTIO_CACHE",
               help="Embedding cache (default ~/.cache/quaestio).")
+@click.option("--anchor-source", "anchor_sources", multiple=True,
+              default=("expert", "discovery"), show_default=True,
+              help="Keyword sources whose rows anchor clusters (repeat the option).")
 @click.option("--text-column", default="text", show_default=True)
 @click.option("--language", help="Force one language for every document.")
 def discover(corpus: str, output: str, satellites_dir: str | None, min_cluster_size: int,
              min_samples: int | None, dims: int, min_count: int, max_phrases: int,
-             min_similarity: float, model: str, cache_dir: str | None, text_column: str,
-             language: str | None) -> None:
+             min_similarity: float, model: str, cache_dir: str | None,
+             anchor_sources: tuple[str, ...], text_column: str, language: str | None) -> None:
     """Propose candidate variants and concepts found in CORPUS, into a review file.
 
     Noun phrases of CORPUS (folder or .md/.txt/.jsonl/.csv/.parquet file) are embedded
@@ -142,7 +145,8 @@ def discover(corpus: str, output: str, satellites_dir: str | None, min_cluster_s
             corpus, sats, min_cluster_size=min_cluster_size, min_samples=min_samples,
             dims=dims, min_count=min_count, max_phrases=max_phrases,
             min_similarity=min_similarity, model=model, cache_dir=cache_dir,
-            rejected=rejected, text_column=text_column, language=language)
+            rejected=rejected, anchor_sources=anchor_sources, text_column=text_column,
+            language=language)
     except (QuaestioError, ValueError, FileNotFoundError, ImportError) as exc:
         raise click.ClickException(str(exc)) from exc
     write_candidates(found.candidates, output)

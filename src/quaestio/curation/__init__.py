@@ -8,12 +8,15 @@ when it runs.
 from .closed_sets import Loaded, bundled_closed_set, load_closed_set
 from .corpus import CorpusCoverage, corpus_coverage, detect_language, read_corpus
 from .diff import reparse_changes, satellite_diff
+from .discover import Discovery, cluster, discover_candidates, write_candidates
+from .phrases import extract_phrases
 from .reports import CoverageReport, coverage_report
 from .review import REVIEW_COLUMNS, Admission, admit_candidates, read_review, rejected_phrases
 
 __all__ = [
-    "REVIEW_COLUMNS", "Admission", "CorpusCoverage", "CoverageReport", "Loaded",
-    "admit_candidates", "bundled_closed_set", "corpus_coverage", "coverage_report",
-    "detect_language", "load_closed_set", "read_corpus", "read_review", "rejected_phrases",
-    "reparse_changes", "satellite_diff",
+    "REVIEW_COLUMNS", "Admission", "CorpusCoverage", "CoverageReport", "Discovery", "Loaded",
+    "admit_candidates", "bundled_closed_set", "cluster", "corpus_coverage", "coverage_report",
+    "detect_language", "discover_candidates", "extract_phrases", "load_closed_set",
+    "read_corpus", "read_review", "rejected_phrases", "reparse_changes", "satellite_diff",
+    "write_candidates",
 ]

@@ -95,11 +95,38 @@ def load_closed_set(folder: str | Path, *, name: str, keywords: Any = None,
     if not extra:
         raise SatelliteError([_case("closed set", None, None, None, None,
                                     "give keywords rows, concepts rows, or both")])
-    validate_with(folder, extra, skip={p.name for p in files}, labels=labels)
+    skip = {p.name for p in files}
+    try:
+        validate_with(folder, extra, skip=skip, labels=labels)
+    except SatelliteError as exc:
+        # The loader checks foreign keys only once every row is valid; name unknown concepts
+        # in the same pass, so the analyst fixes the file once.
+        raise SatelliteError(exc.failure_cases + _unknown_concepts(folder, skip, extra, labels)
+                             ) from None
     written = write_atomically({p: ordered(f, p.name.split(".")[0]) for p, f in files.items()})
     return Loaded(extra["concepts"].height if "concepts" in extra else 0,
                   extra["concept_keywords"].height if "concept_keywords" in extra else 0,
                   written)
+
+
+def _unknown_concepts(folder: Path, skip: set[str], extra: dict, labels: dict) -> list[dict]:
+    if "concept_keywords" not in extra:
+        return []
+    from ..satellites import load_satellites
+    from .folder import staged
+
+    try:
+        with staged(folder, skip) as view:
+            known = set(load_satellites(view).concepts["concept"].to_list())
+    except SatelliteError:
+        return []
+    if "concepts" in extra:
+        known |= set(extra["concepts"]["concept"].drop_nulls().to_list())
+    label, rows = labels["concept_keywords"]
+    return [_case(label, "concept_keywords", rows[i], "concept", c,
+                  "unknown concept: not a row of concepts")
+            for i, c in enumerate(extra["concept_keywords"]["concept"].to_list())
+            if c and c not in known]
 
 
 def _read(given: Any, what: str) -> tuple[str, pl.DataFrame]:
