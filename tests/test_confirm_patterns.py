@@ -203,3 +203,8 @@ def test_a_catastrophic_analyst_pattern_times_out_and_the_others_still_run():
     assert "amount_catastrophic" in warnings[0]
     with pytest.warns(QuaestioWarning, match="amount_catastrophic"):
         find_values(text, "amount", satellites=sats)
+
+
+def test_percent_encoding_in_a_url_is_not_a_percentage():
+    text = "rates of 50% and 3.5 %; https://x.com/q?a=30%25%2020%28b%29 and 12%."
+    assert found(text, "percentage", "en") == [("50%", 50.0), ("3.5 %", 3.5), ("12%", 12.0)]
