@@ -69,6 +69,7 @@ def main() -> None:
     from quaestio.retrieval.bm25 import tokenize
 
     texts, queries = corpus_and_queries(args.data, args.chunks, args.queries)
+    qdf, parse_s = timed(lambda: parse_questions(queries, as_="arrow"))
     frame = pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(texts))], "text": texts})
     gc.collect()
     before = rss_mb()
@@ -86,7 +87,6 @@ def main() -> None:
         return model
 
     raw, raw_build_s = timed(raw_build)
-    qdf, parse_s = timed(lambda: parse_questions(queries, as_="arrow"))
     records = qdf.to_pylist()
     raw_backend = index.retriever("bm25", query="raw")
     kw_backend = index.retriever("bm25")

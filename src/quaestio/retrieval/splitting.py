@@ -46,7 +46,7 @@ def split_ranges(text: str, ranges: list[Range], budget: int, count: Counter, *,
 
 def _paragraphs(text: str, start: int, end: int) -> list[Range]:
     # Paragraphs, with each fenced block kept as one unit even if it holds blank lines.
-    cuts, fenced, pos = [], False, start
+    cuts, pos = [], start
     fences = [m.start() + start for m in _FENCE.finditer(text, start, end)]
     spans = list(zip(fences[::2], fences[1::2]))
     for m in _PARAGRAPH_BREAK.finditer(text, start, end):
@@ -55,7 +55,6 @@ def _paragraphs(text: str, start: int, end: int) -> list[Range]:
         cuts.append((pos, m.start()))
         pos = m.end()
     cuts.append((pos, end))
-    del fenced
     return [(s, e) for s, e in cuts if text[s:e].strip()]
 
 
