@@ -204,3 +204,17 @@ def test_rewrite_terms_the_corpus_never_contains_are_dropped_and_counted(server,
 def test_rewrites_stay_in_the_question_language_by_default(server, make_llm, tiny_sats):
     parse_question("Quelle est la prime annuelle ?", tiny_sats, llm=make_llm(server))
     assert server.requests[0].payload["rewrite_language"] == "fr"
+
+
+
+def test_a_concept_the_dictionary_missed_brings_its_variants(server, make_llm, tiny_sats):
+    q = "How much will the insurer pay at most for storm damage?"
+    assert parse_question(q, tiny_sats).concepts == []  # no keyword matches whole
+    server.responder = analysis_responder({"concepts": ["limit_of_indemnity"]})
+    row = parse_question(q, tiny_sats, llm=make_llm(server))
+    offered = [c["concept"] for c in server.requests[0].payload["candidate_concepts"]]
+    assert "limit_of_indemnity" in offered  # shares "insurer" with one of its keywords
+    assert row.concepts == ["limit_of_indemnity"]
+    variants = {k.text for k in row.keywords if k.concept == "limit_of_indemnity"}
+    assert {"limit of indemnity", "plafond de garantie"} <= variants
+    assert "llm:concepts" in row.provenance.rules_fired

@@ -14,6 +14,7 @@ from ..analysis.dictionary import dictionary_index
 from ..analysis.dispatch import dispatch_plan
 from ..analysis.draft import Draft
 from ..analysis.hints import structural_hints
+from ..analysis.scope import scope_filters
 from ..analysis.text import fold, tokenize
 from ..types import KeywordSource, SpellingCorrection
 from .client import Completion
@@ -38,9 +39,9 @@ def apply(draft: Draft, checked: Checked, weight: float, offline: dict[str, Any]
         cols.update(saved)
     for name in _HINTS + _FAMILIES:
         _set(draft, name, values, offline)
+    if "concepts" in values and _concepts(draft, values["concepts"]):
+        scope_filters(draft)  # jurisdictions and parties follow the matched concepts
     _scope(draft, values)
-    if "concepts" in values:
-        _concepts(draft, values["concepts"])
     if "corrected_question" in values:
         _corrections(draft, values["corrected_question"])
     for term, n in checked.rewrite_terms:
@@ -75,7 +76,7 @@ def _scope(draft: Draft, values: dict[str, Any]) -> None:
     cols.update(scope_parties=parties, scope_origins=origins)
 
 
-def _concepts(draft: Draft, chosen: list[str]) -> None:
+def _concepts(draft: Draft, chosen: list[str]) -> bool:
     """Ambiguous spans take the model's pick among their candidates; unambiguous dictionary
     matches stay (validated rows are strong evidence); other chosen candidates are added."""
     contested = {c for a in draft.ambiguous for c in a.candidates}
@@ -90,7 +91,7 @@ def _concepts(draft: Draft, chosen: list[str]) -> None:
     keep += [c for c in chosen if c not in contested]
     final = list(dict.fromkeys(keep))
     if final == draft.concepts:
-        return
+        return False
     draft.fire("llm:concepts")
     draft.keywords = [k for k in draft.keywords if k["source"] != KeywordSource.EXPERT_DICTIONARY
                       or k["concept"] in final]
@@ -100,6 +101,7 @@ def _concepts(draft: Draft, chosen: list[str]) -> None:
         if concept not in present:
             draft.keywords += _variants(draft, concept, spans.get(concept))
     draft.concepts = final
+    return True
 
 
 def _variants(draft: Draft, concept: str, span: tuple[int, int, str] | None) -> list[dict]:
