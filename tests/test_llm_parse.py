@@ -68,6 +68,7 @@ def test_the_model_resolves_an_ambiguity_among_the_candidates(server, make_llm, 
     ("scope_parties", ["Globex"], None),
     ("decomposition_pattern", "sequential", None),  # without sub-questions
     ("corrected_question", "Tell me a joke about cats instead", None),
+    ("scope_date_from", "2019-01-01", None),  # no date in the question
 ])
 def test_values_outside_the_satellites_or_the_question_are_rejected(
         server, make_llm, tiny_sats, field, value, kept):

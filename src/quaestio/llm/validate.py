@@ -75,7 +75,7 @@ def check(reply: Analysis, draft: Draft, record: dict[str, Any], names: list[str
         else:
             out.reject(name, value, "not in the question")
     out.values["need_summary"] = bool(reply.need_summary)
-    _dates(out, reply)
+    _dates(out, reply, question, record)
     known = [fold(p) for p in draft.options.get("parties") or ()]
     parties = [p.strip() for p in reply.scope_parties
                if p.strip() and (fold(p) in fold(question) or fold(p) in known)]
@@ -127,7 +127,10 @@ def _toc(out: Checked, value: str | None, draft: Draft, config: LLMConfig) -> No
         out.reject("toc_section_hint", value, "not named in the question")
 
 
-def _dates(out: Checked, reply: Analysis) -> None:
+def _dates(out: Checked, reply: Analysis, question: str, record: dict[str, Any]) -> None:
+    # A bound is grounded when its year is written in the question, or when the offline pass
+    # found a date there too (relative phrases such as "last year" carry no digits).
+    offline_found = bool(record.get("scope_date_from") or record.get("scope_date_to"))
     bounds = []
     for name in ("scope_date_from", "scope_date_to"):
         raw = getattr(reply, name)
@@ -138,6 +141,9 @@ def _dates(out: Checked, reply: Analysis) -> None:
             value = None
         if value is not None and not 1800 <= value.year <= 2200:
             out.reject(name, raw, "implausible year")
+            value = None
+        if value is not None and not offline_found and str(value.year) not in question:
+            out.reject(name, raw, "no date in the question")
             value = None
         bounds.append(value)
     if bounds[0] and bounds[1] and bounds[0] > bounds[1]:
