@@ -59,6 +59,7 @@ class LLMClient:
             from openai import OpenAI
 
             self._sync = OpenAI(**self._kwargs())
+            self._sync.chat.completions  # the SDK imports it lazily: not in the first latency
         started = time.perf_counter()
         conversation = self._conversation(messages, model, schema, name)
         try:
@@ -82,7 +83,9 @@ class LLMClient:
         that loop, so concurrent batches each open and close their own."""
         from openai import AsyncOpenAI
 
-        return AsyncOpenAI(**self._kwargs())
+        session = AsyncOpenAI(**self._kwargs())
+        session.chat.completions  # imported lazily by the SDK: not in the first latency
+        return session
 
     async def acomplete(self, messages: list[dict], model: type[BaseModel], schema: dict,
                         name: str = "analysis", *, session: Any = None) -> Completion:
