@@ -79,15 +79,15 @@ def test_a_real_model_fills_a_valid_row_inside_the_satellites(llama_url, sats, t
               cache_path=str(tmp_path / "cache.sqlite"))
     row = parse_question("What is the annual premium for the policy in Germany?", sats, llm=llm)
     p = row.provenance
-    assert p.llm_status in ("ok", "fallback:schema_violation", "fallback:invalid_json",
-                            "fallback:truncated"), p.llm_status
+    # The schema's bounds (list sizes, string lengths) keep even a 135M model from running
+    # away inside the grammar: the reply is complete and valid.
+    assert p.llm_status == "ok", p.warnings
+    assert p.parser_mode == "llm" and p.llm_tokens_in > 0 and 0 < p.llm_tokens_out < 1024
     assert row.answer_type in sats.answer_types["answer_type"].to_list()
     assert set(row.concepts) <= set(sats.concepts["concept"].to_list())
-    if p.llm_status == "ok":
-        assert p.parser_mode == "llm" and p.llm_tokens_in > 0 and p.llm_tokens_out > 0
-        again = parse_question("what is the annual premium for the policy in germany", sats,
-                               llm=llm)
-        assert again.provenance.llm_status == "cached"
+    again = parse_question("what is the annual premium for the policy in germany", sats,
+                           llm=llm)
+    assert again.provenance.llm_status == "cached"
 
 
 def test_a_real_model_in_a_batch_keeps_order_and_rows(llama_url, sats):
@@ -95,5 +95,6 @@ def test_a_real_model_in_a_batch_keeps_order_and_rows(llama_url, sats):
     questions = ["What is the deductible?", "Quelle est la prime annuelle ?", None]
     qdf = parse_questions(questions, sats, llm=llm)
     assert qdf.original_question.tolist()[:2] == questions[:2] and len(qdf) == 3
-    assert qdf.llm_status.tolist()[2] == "off" and qdf.error_code.tolist()[2] == "missing_question"
+    assert qdf.llm_status.tolist() == ["ok", "ok", "off"]
+    assert qdf.error_code.tolist()[2] == "missing_question"
     assert all(t in sats.answer_types["answer_type"].to_list() for t in qdf.answer_type)

@@ -30,6 +30,12 @@ class _Reply(BaseModel):
 # keep appending items until it runs out of tokens.
 MAX_ITEMS = {"rewrites": 5, "pages_hint": 20, "scope_parties": 10, "sub_questions": 6,
              "passages": 10}
+# Likewise for strings (of a field, or of a list's items): small models fall into
+# repetition loops inside a string, which only a length bound in the grammar stops.
+MAX_LENGTH = {"corrected_question": 1000, "rewrites": 160, "sub_questions": 300,
+              "conditional_filter": 300, "suggested_clarification": 300,
+              "toc_section_hint": 200, "document_version": 60, "scope_parties": 100,
+              "scope_date_from": 10, "scope_date_to": 10, "passages": 600, "concept": 100}
 
 
 class Analysis(_Reply):
@@ -103,8 +109,8 @@ def json_schema(model: type[BaseModel], enums: dict[str, list[str]] | None = Non
         if prop.get("type") == "array":
             prop["items"] = {"type": "string", "enum": list(values)} if values else {
                 "type": "string"}
-            if not values:  # an empty enum is invalid JSON Schema: allow no item instead
-                prop["maxItems"] = 0
+            # each value at most once; an empty enum is invalid JSON Schema: no item instead
+            prop["maxItems"] = len(values)
         elif name in nullable_enums:
             prop.clear()
             prop["anyOf"] = [{"type": "string", "enum": list(values)}, {"type": "null"}]
@@ -128,14 +134,22 @@ def _strict(node: Any) -> None:
         if node.get("type") == "object" and "properties" in node:
             node["required"] = list(node["properties"])
             node["additionalProperties"] = False
-            for name, bound in MAX_ITEMS.items():
-                if node["properties"].get(name, {}).get("type") == "array":
-                    node["properties"][name]["maxItems"] = bound
+            for name, prop in node["properties"].items():
+                if prop.get("type") == "array" and name in MAX_ITEMS:
+                    prop["maxItems"] = MAX_ITEMS[name]
+                if name in MAX_LENGTH:
+                    _bound_strings(prop, MAX_LENGTH[name])
         for value in node.values():
             _strict(value)
     elif isinstance(node, list):
         for value in node:
             _strict(value)
+
+
+def _bound_strings(prop: dict, length: int) -> None:
+    for node in [prop, prop.get("items") or {}, *prop.get("anyOf", ())]:
+        if node.get("type") == "string" and "enum" not in node:
+            node["maxLength"] = length
 
 
 def analysis_enums(answer_types: list[str], answer_shapes: list[str],
