@@ -13,7 +13,6 @@ the same text (query="raw"), or on question_df keywords, ending with a typed hit
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
 import tempfile
@@ -71,15 +70,13 @@ def main() -> None:
     texts, queries = corpus_and_queries(args.data, args.chunks, args.queries)
     qdf, parse_s = timed(lambda: parse_questions(queries, as_="arrow"))
     frame = pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(texts))], "text": texts})
-    gc.collect()
-    before = rss_mb()
     index, ours_build = timed(lambda: build_index(frame, embedding_model=None,
                                                   parent_child=False, progress=False))
-    after = rss_mb()
     n_rows = index.chunks.num_rows
     with tempfile.TemporaryDirectory() as tmp:
         index.save(Path(tmp) / "idx")
         disk = sum(p.stat().st_size for p in (Path(tmp) / "idx").rglob("*") if p.is_file())
+        served = served_memory(Path(tmp) / "idx")
 
     def raw_build():
         model = bm25s.BM25(k1=1.5, b=0.75, method="lucene", backend="numba")
@@ -118,9 +115,23 @@ def main() -> None:
     print(f"querying  quaestio bm25, question_df keywords -> hits_df: {n / ours_kw_q:,.0f} q/s "
           f"(x{ours_kw_q / raw_q:.2f}; keywords have more terms than the raw question)")
     print(f"parsing   parse_questions (offline, not retrieval): {n / parse_s:,.0f} q/s")
-    print(f"memory    index in RAM: +{after - before:,.0f} MB RSS for {n_rows:,} chunk rows; "
-          f"on disk {disk / 1e6:,.0f} MB; dense vectors would add "
-          f"{n_rows * 384 * 4 / 1e6:,.0f} MB (384 float32 each)")
+    print(f"memory    serving an opened index: +{served:,.0f} MB RSS for {n_rows:,} chunk rows "
+          f"(chunks table, bm25 matrix, one search); on disk {disk / 1e6:,.0f} MB; dense "
+          f"vectors would add {n_rows * 384 * 4 / 1e6:,.0f} MB (384 float32 each, mmapped)")
+
+
+def served_memory(path: Path) -> float:
+    """RSS growth of a fresh process that opens the index and answers one question."""
+    import subprocess
+
+    code = ("import gc, sys; sys.path.insert(0, %r); from retrieval_throughput import rss_mb; "
+            "from quaestio.retrieval import open_index, search; import bm25s, numba; "
+            "from quaestio import parse_question; parse_question('warm up'); gc.collect(); "
+            "before = rss_mb(); i = open_index(%r); "
+            "search(i, 'banking growth', backend='bm25'); print(rss_mb() - before)"
+            % (str(Path(__file__).parent), str(path)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else float("nan")
 
 
 if __name__ == "__main__":

@@ -201,3 +201,21 @@ def test_dataframe_source_with_pages(frame):
     assert (sec[0]["page_start"], sec[0]["page_end"]) == (7, 8)
     assert sec[1]["page_start"] is None
     assert str(docs.column("date")[0]) == "2024-05-01"
+
+
+def test_describe_callable_writes_the_summary_and_descriptions():
+    """A plain function stands in for the LLM here: the contract is only
+    `describe(kind, text, title) -> str`."""
+    from quaestio.retrieval import chunk_documents
+
+    def describe(kind: str, text: str, title: str) -> str:
+        return f"[{kind} of {title}]"
+
+    docs, rows = chunk_documents(pd.DataFrame({"doc_id": ["a"], "text": [DOC]}),
+                                 describe=describe)
+    assert docs.column("summary")[0].as_py() == "[document of Policy]"
+    sec = [r for r in rows.to_pylist() if r["granularity"] == "section"]
+    assert all(r["representation_text"].startswith("Policy: [document of Policy]") for r in sec)
+    assert "[chunk of Policy > Cover]" in sec[2]["representation_text"]
+    assert "insured in reasonable detail" not in sec[2]["representation_text"]
+    assert "insured in reasonable detail" in sec[2]["generation_text"]

@@ -58,41 +58,45 @@ else:
 
     @njit(nogil=True, cache=True)
     def _best_k_nb(scores, k):
-        # The k-th best value from a size-k min-heap (one pass, no copy of the scores), then
-        # every position at or above it, stably sorted by score: ties to the lower position.
-        if k <= 0:
-            return np.zeros(0, dtype=np.int64)
-        heap = np.full(k, -np.inf, dtype=np.float32)
+        # One pass with a size-k min-heap of (score, position). Positions arrive in order and
+        # only a strictly better score enters, so among equal scores the lower position
+        # stays: the same tie rule as `best_k`. Zero scores never enter.
+        heap_v = np.zeros(k, dtype=np.float32)
+        heap_i = np.full(k, -1, dtype=np.int64)
         for d in range(scores.shape[0]):
             v = scores[d]
-            if v > heap[0]:
-                heap[0] = v
+            if v > heap_v[0]:
+                heap_v[0] = v
+                heap_i[0] = d
                 i = 0
                 while True:
                     left = 2 * i + 1
                     if left >= k:
                         break
                     child = left
-                    if left + 1 < k and heap[left + 1] < heap[left]:
-                        child = left + 1
-                    if heap[child] < heap[i]:
-                        heap[i], heap[child] = heap[child], heap[i]
+                    right = left + 1
+                    if right < k and (heap_v[right] < heap_v[left] or (
+                            heap_v[right] == heap_v[left] and heap_i[right] > heap_i[left])):
+                        child = right
+                    if heap_v[child] < heap_v[i] or (heap_v[child] == heap_v[i]
+                                                     and heap_i[child] > heap_i[i]):
+                        heap_v[i], heap_v[child] = heap_v[child], heap_v[i]
+                        heap_i[i], heap_i[child] = heap_i[child], heap_i[i]
                         i = child
                     else:
                         break
-        kth = heap[0]
-        count = 0
-        for d in range(scores.shape[0]):
-            if scores[d] >= kth and scores[d] > 0:
-                count += 1
-        cand = np.empty(count, dtype=np.int64)
-        count = 0
-        for d in range(scores.shape[0]):
-            if scores[d] >= kth and scores[d] > 0:
-                cand[count] = d
-                count += 1
-        order = cand[np.argsort(-scores[cand], kind="mergesort")]
-        return order[:k]
+        n = 0
+        for j in range(k):
+            if heap_i[j] >= 0:
+                n += 1
+        out = np.empty(n, dtype=np.int64)
+        n = 0
+        for j in range(k):
+            if heap_i[j] >= 0:
+                out[n] = heap_i[j]
+                n += 1
+        out = np.sort(out)  # by position, then a stable sort by score
+        return out[np.argsort(-scores[out], kind="mergesort")]
 
     @njit(nogil=True, cache=True)
     def _topk_nb(data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_cols,
@@ -107,7 +111,7 @@ else:
             for d in range(num_docs):
                 if not mask[d]:
                     scores[d] = 0
-        top = _best_k_nb(scores, min(k, num_docs))
+        top = _best_k_nb(scores, max(1, min(k, num_docs)))
         n = top.shape[0]
         present = np.zeros((n, token_ids.shape[0]), dtype=np.bool_)
         for j in range(token_ids.shape[0]):

@@ -131,10 +131,12 @@ class BM25Backend(Backend):
                 np.asarray(ids, dtype=np.int64), np.asarray(weights, dtype=np.float32),
                 np.asarray(term_ptr, dtype=np.int64), np.asarray(term_cols, dtype=np.int64),
                 mask, k)
-            names = [text for text, _, _ in terms]
+            used = np.flatnonzero(match.any(axis=0)).tolist()  # keywords some hit holds
+            names = [terms[j][0] for j in used]
+            flags = match[:, used].tolist()
             rows = self.rows[top].tolist()
             out.append([Hit(row, score, {
-                "matched_keywords": list(dict.fromkeys(names[j] for j in np.flatnonzero(m))),
+                "matched_keywords": list(dict.fromkeys(n for n, f in zip(names, fl) if f)),
                 "bm25_rank": i, "bm25_score": score})
-                for i, (row, score, m) in enumerate(zip(rows, scores.tolist(), match), 1)])
+                for i, (row, score, fl) in enumerate(zip(rows, scores.tolist(), flags), 1)])
         return out

@@ -40,9 +40,12 @@ class ParsedDoc:
     meta: dict[str, str]
     nodes: list[Node]
     page_marks: list[tuple[int, int]]  # (offset in clean text, page that starts there)
+    _offsets: list[int] = field(default_factory=list, repr=False)
 
     def page_at(self, offset: int) -> int | None:
-        i = bisect.bisect_right([o for o, _ in self.page_marks], offset) - 1
+        if len(self.page_marks) != len(self._offsets):  # built once: a big file has many
+            self._offsets[:] = [o for o, _ in self.page_marks]
+        i = bisect.bisect_right(self._offsets, offset) - 1
         return self.page_marks[i][1] if i >= 0 else None
 
 
