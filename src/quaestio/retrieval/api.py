@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .base import materialise, question_records
+from .base import gc_paused, materialise, question_records
 from .filters import ChunkFacts, question_filter
 from .funnel import Funnel, run_funnel
 from .build import open_index
@@ -76,6 +76,7 @@ def search(index: Index | str | os.PathLike, questions: Any, *, backend: str = "
 
 
 def _run(index, retriever, records, k, funnel, filters):
-    checks = [question_filter(r, facts(index)) for r in records] if filters else None
-    hits = run_funnel(index, retriever, records, k, funnel, checks)
-    return materialise(index.chunks, records, hits, retriever.name)
+    with gc_paused():
+        checks = [question_filter(r, facts(index)) for r in records] if filters else None
+        hits = run_funnel(index, retriever, records, k, funnel, checks)
+        return materialise(index.chunks, records, hits, retriever.name)

@@ -9,13 +9,14 @@ plain BM25. A keyword is "matched" by a hit when the hit contains all of its tok
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from .base import Backend, Hit, query_text
+from .base import Backend, Hit, gc_paused, query_text
 from .errors import BackendUnavailable
 
 _TOKEN = re.compile(r"\w\w+|\d", re.UNICODE)
@@ -90,11 +91,18 @@ class BM25Backend(Backend):
         keywords = record.get("keywords") or []
         if self.sources is not None:
             keywords = [kw for kw in keywords if kw["source"] in self.sources]
-        if self.query == "raw" or not keywords:
-            return [(t, 1.0, [t]) for t in tokenize(query_text(record))]
-        return [(kw["text"], float(kw["weight"]), tokenize(kw["text"])) for kw in keywords]
+        if self.query == "raw" or not keywords:  # a repeated word counts once per repeat
+            return [(t, float(n), [t]) for t, n in Counter(tokenize(query_text(record))).items()]
+        best: dict[str, float] = {}
+        for kw in keywords:  # one term per keyword text, at its heaviest weight
+            best[kw["text"]] = max(best.get(kw["text"], 0.0), float(kw["weight"]))
+        return [(text, w, tokenize(text)) for text, w in best.items()]
 
     def retrieve(self, records: list[dict], k: int, allow=None) -> list[list[Hit]]:
+        with gc_paused():
+            return self._retrieve(records, k, allow)
+
+    def _retrieve(self, records: list[dict], k: int, allow) -> list[list[Hit]]:
         from ._kernels import topk
 
         vocab, out = self.vocab, []
@@ -136,7 +144,7 @@ class BM25Backend(Backend):
             flags = match[:, used].tolist()
             rows = self.rows[top].tolist()
             out.append([Hit(row, score, {
-                "matched_keywords": list(dict.fromkeys(n for n, f in zip(names, fl) if f)),
+                "matched_keywords": [n for n, f in zip(names, fl) if f],
                 "bm25_rank": i, "bm25_score": score})
                 for i, (row, score, fl) in enumerate(zip(rows, scores.tolist(), flags), 1)])
         return out
