@@ -74,13 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     timeout = sats.defaults.regex_timeout_ms / 1000
     sets = {t: patterns_for(sats, t, "en") for t in TYPES}
 
+    per_type: dict[str, float] = {}
+
     def bare():
-        for patterns in sets.values():
+        for answer_type, patterns in sets.items():
+            start = time.process_time()
             for text in texts:
                 for p in patterns:
                     for branch in p.branches:
                         for _ in branch.finditer(text):
                             pass
+            per_type[answer_type] = time.process_time() - start
 
     def bare_rows():
         for patterns in sets.values():
@@ -117,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'stage':<42}{'CPU s':>9}{'MB/s':>9}{'x bare':>9}")
     for name, seconds in rows:
         print(f"{name:<42}{seconds:>9.2f}{megabytes / seconds:>9.1f}{seconds / base:>9.2f}")
+    size = megabytes / len(TYPES)
+    print("bare scan per answer type, MB/s: " + ", ".join(
+        f"{t} {size / seconds:.0f}" for t, seconds in per_type.items()))
     answers, verdicts = result["r"]
     counts = Counter(verdicts.column("verdict").to_pylist())
     print(f"answers_df: {answers.num_rows} rows; verdicts: {dict(counts)}")
