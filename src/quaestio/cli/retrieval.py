@@ -58,19 +58,27 @@ def index_command(docs: str, output: str, model: str, no_embeddings: bool,
 @satellites_option
 def search_command(index_dir: str, question: str, backend: str | None, k: int,
                    as_json: bool, satellites_dir: str | None) -> None:
-    """Search INDEX_DIR for QUESTION and print the hits."""
+    """Search INDEX_DIR for QUESTION, print the hits, the typed values confirmed in them
+    and the verdict (found / not_found / no_evidence / skipped)."""
+    from ..analysis import parse_questions
+    from ..confirm import confirm
     from ..retrieval import open_index, search
 
     try:
         index = open_index(index_dir)
         backend = backend or ("hybrid" if index.embedding_model else "bm25")
-        hits = search(index, question, backend=backend, k=k, as_="arrow",
-                      satellites=_satellites(satellites_dir))
+        sats = _satellites(satellites_dir)
+        qdf = parse_questions([question], sats, as_="polars")
+        hits = search(index, qdf, backend=backend, k=k, as_="arrow", satellites=sats)
+        answers, verdicts = confirm(qdf, hits, satellites=sats, as_="polars")
     except QuaestioError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
         for row in hits.to_pylist():
             click.echo(json.dumps(row, ensure_ascii=False, default=str))
+        click.echo(json.dumps({"verdict": verdicts.to_dicts()[0],
+                               "answers": answers.head(k).to_dicts()},
+                              ensure_ascii=False, default=str))
         return
     for row in hits.to_pylist():
         pages = f" p.{row['page_start']}" if row["page_start"] is not None else ""
@@ -82,3 +90,10 @@ def search_command(index_dir: str, question: str, backend: str | None, k: int,
                    f"{row['breadcrumb']}{part}")
         if row["matched_keywords"]:
             click.echo(f"    matched: {', '.join(row['matched_keywords'][:8])}")
+    verdict = verdicts.row(0, named=True)
+    click.echo(f"answer type: {qdf['answer_type'][0]}  verdict: {verdict['verdict']} "
+               f"(confidence {verdict['confidence'] or 0:.2f})"
+               + (f"  value: {verdict['value']}" if verdict.get("value") else "")
+               + (f"  - {verdict['reason']}" if verdict.get("reason") else ""))
+    for answer in answers.sort("confidence", descending=True).head(3).iter_rows(named=True):
+        click.echo(f"    {answer['confidence']:.2f}  {answer['value_text']!r} in {answer['chunk_id']}")
