@@ -31,8 +31,8 @@ def test_empty_binary_duplicate_and_cp1252_files(tmp_path):
     docs, chunks, skipped, caught = read(tmp_path)
     assert docs.column("doc_id").to_pylist() == ["a.md", "legacy.txt"]
     codes = {s["source"].rsplit("/", 1)[-1]: s["code"] for s in skipped}
-    assert codes == {"copy.md": "W203", "empty.md": "W201", "image.md": "W202",
-                     "legacy.txt": "W204"}
+    assert codes == {"copy.md": "W303", "empty.md": "W301", "image.md": "W302",
+                     "legacy.txt": "W304"}
     assert all(isinstance(m, IngestionWarning) for m in caught)
     assert any("copy.md: same content as" in str(m) and "a.md" in str(m) for m in caught)
     legacy = [r for r in chunks.to_pylist() if r["doc_id"] == "legacy.txt"][0]
@@ -90,10 +90,10 @@ def test_cli_index_then_search(tmp_path):
 def test_build_index_from_a_dataframe_dedupes_identical_texts():
     frame = pd.DataFrame({"doc_id": ["p1", "p2", "p3"], "page_start": [4, 5, 6],
                           "text": ["Revenue grew 5%.", "Revenue grew 5%.", "Net income fell."]})
-    with pytest.warns(IngestionWarning, match="W203"):
+    with pytest.warns(IngestionWarning, match="W303"):
         index = build_index(frame, embedding_model=None, parent_child=False)
     assert index.documents.column("doc_id").to_pylist() == ["p1", "p3"]
-    assert index.manifest["skipped"][0]["code"] == "W203"
+    assert index.manifest["skipped"][0]["code"] == "W303"
 
 
 def test_import_and_bm25_index_never_load_torch():

@@ -22,6 +22,16 @@ class WarningCode(StrEnum):
 
     W101_REGEX_TIMEOUT = "W101"
     W102_TABLE_FROM_DEFAULTS = "W102"
+    # LLM mode (quaestio.llm)
+    W201_LLM_VALUE_REJECTED = "W201"
+    W202_LLM_VALUE_REPAIRED = "W202"
+    W203_REWRITE_NOT_IN_CORPUS = "W203"
+    W204_LLM_FALLBACK = "W204"
+    # Ingestion (quaestio.retrieval)
+    W301_EMPTY_FILE = "W301"
+    W302_BINARY_FILE = "W302"
+    W303_DUPLICATE_DOCUMENT = "W303"
+    W304_ENCODING_GUESSED = "W304"
 
 
 class QuaestioError(Exception):

@@ -19,12 +19,15 @@ from rapidfuzz import fuzz, process
 from ..analysis.draft import Draft
 from ..analysis.language import stopwords_for
 from ..analysis.text import fold, tokenize
+from ..errors import WarningCode
 from ..types import DecompositionPattern, LayoutHint
 from .config import LLMConfig
 from .models import AMBIGUITY_REASONS, Analysis
 from .prompt import allowed_shapes
 
-W_REJECTED, W_REPAIRED, W_VOCABULARY, W_FALLBACK = "W201", "W202", "W203", "W204"
+W_REJECTED, W_REPAIRED, W_VOCABULARY, W_FALLBACK = (
+    WarningCode.W201_LLM_VALUE_REJECTED, WarningCode.W202_LLM_VALUE_REPAIRED,
+    WarningCode.W203_REWRITE_NOT_IN_CORPUS, WarningCode.W204_LLM_FALLBACK)
 _NUMBER = regex.compile(r"\d+")
 _NEEDS_SUBS = {"independent", "sequential"}
 

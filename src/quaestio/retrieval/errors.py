@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import QuaestioError, QuaestioWarning
+from ..errors import QuaestioError, QuaestioWarning, WarningCode
 
 INSTALL_HINT = "Install it with: pip install 'quaestio[retrieval]'"
 
@@ -57,11 +57,11 @@ class HydeNotConfigured(RetrievalError, ValueError):
 
 
 class IngestionWarning(QuaestioWarning):
-    """A document was skipped or read with a fallback; `code` says which (W2xx)."""
+    """A document was skipped or read with a fallback; `code` says which (W3xx)."""
 
 
-# Stable warning codes of ingestion (strings, next to quaestio.errors.WarningCode's W1xx).
-W201_EMPTY = "W201"
-W202_BINARY = "W202"
-W203_DUPLICATE = "W203"
-W204_ENCODING = "W204"
+# Stable warning codes of ingestion: members of the one catalogue, quaestio.errors.WarningCode.
+W301_EMPTY = WarningCode.W301_EMPTY_FILE
+W302_BINARY = WarningCode.W302_BINARY_FILE
+W303_DUPLICATE = WarningCode.W303_DUPLICATE_DOCUMENT
+W304_ENCODING = WarningCode.W304_ENCODING_GUESSED

@@ -2,11 +2,11 @@
 
 Behaviour on bad input (each skip or fallback is a warning with a stable code and is listed in
 the index manifest under "skipped"):
-- an empty or whitespace-only file is skipped (W201);
-- a binary file (NUL bytes in its first 8 KiB, no UTF-16 byte-order mark) is skipped (W202);
-- a document whose text has the same hash as an earlier one is indexed once (W203);
+- an empty or whitespace-only file is skipped (W301);
+- a binary file (NUL bytes in its first 8 KiB, no UTF-16 byte-order mark) is skipped (W302);
+- a document whose text has the same hash as an earlier one is indexed once (W303);
 - text is decoded as UTF-8 (a BOM selects UTF-8-sig or UTF-16); bytes that are not UTF-8
-  are decoded as cp1252, then latin-1, with a warning naming the file and offset (W204),
+  are decoded as cp1252, then latin-1, with a warning naming the file and offset (W304),
   unless `encoding=` forces one, in which case a decoding error is an `IngestionError`.
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import (W201_EMPTY, W202_BINARY, W203_DUPLICATE, W204_ENCODING, IngestionError,
+from .errors import (W301_EMPTY, W302_BINARY, W303_DUPLICATE, W304_ENCODING, IngestionError,
                      IngestionWarning)
 
 SUFFIXES = (".md", ".markdown", ".txt", ".mdx")
@@ -49,7 +49,7 @@ def iter_documents(source: Any, *, encoding: str | None = None,
     for doc in _raw(source, encoding, skipped):
         digest = doc.content_hash
         if digest in seen:
-            _skip(skipped, doc.source, W203_DUPLICATE,
+            _skip(skipped, doc.source, W303_DUPLICATE,
                   f"same content as {seen[digest]}: indexed once")
             continue
         seen[digest] = doc.source
@@ -79,7 +79,7 @@ def _raw(source: Any, encoding: str | None, skipped: list) -> Iterator[RawDoc]:
 def _decode(path: Path, encoding: str | None, skipped: list) -> tuple[str | None, str]:
     data = path.read_bytes()
     if not data.strip():
-        _skip(skipped, str(path), W201_EMPTY, "empty file: skipped")
+        _skip(skipped, str(path), W301_EMPTY, "empty file: skipped")
         return None, ""
     if encoding:
         try:
@@ -89,7 +89,7 @@ def _decode(path: Path, encoding: str | None, skipped: list) -> tuple[str | None
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16"), "utf-16"
     if b"\x00" in data[:8192]:
-        _skip(skipped, str(path), W202_BINARY, "binary file (NUL bytes): skipped")
+        _skip(skipped, str(path), W302_BINARY, "binary file (NUL bytes): skipped")
         return None, ""
     try:
         return data.decode("utf-8-sig"), "utf-8"
@@ -99,7 +99,7 @@ def _decode(path: Path, encoding: str | None, skipped: list) -> tuple[str | None
                 text = data.decode(fallback)
             except UnicodeDecodeError:
                 continue
-            _skip(skipped, str(path), W204_ENCODING,
+            _skip(skipped, str(path), W304_ENCODING,
                   f"not UTF-8 (byte {exc.start}): decoded as {fallback}", skipped_doc=False)
             return text, fallback
     raise AssertionError("latin-1 decodes any bytes")
@@ -115,7 +115,7 @@ def _from_frame(frame: Any, skipped: list) -> Iterator[RawDoc]:
         if not isinstance(text, str):
             raise IngestionError(where, f"column 'text' must be a string, got {text!r:.60}")
         if not text.strip():
-            _skip(skipped, where, W201_EMPTY, "empty text: skipped")
+            _skip(skipped, where, W301_EMPTY, "empty text: skipped")
             continue
         doc_id = str(row.get("doc_id") if row.get("doc_id") is not None else f"doc{n}")
         meta = {k: row[k] for k in META_COLUMNS if k in row and _present(row[k])}
