@@ -74,7 +74,7 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
                            "parties": parties, "steps": steps})
         return table_to_frame(table, engine)
     parts, rows = [], []
-    with _gc_paused():
+    with gc_paused():
         for n, (qid, text) in enumerate(_progress(zip(ids, texts), len(texts), progress)):
             try:
                 rows.append(parse_record(_checked(text, n, question_column), sats,
@@ -121,7 +121,7 @@ def _with_llm(llm: Any, texts: list[Any], ids: list[str], sats: Satellites, colu
 
 
 @contextmanager
-def _gc_paused():
+def gc_paused():
     # Parsing allocates many short-lived objects and no reference cycles, so the cyclic
     # collector only burns time re-scanning the dictionary index (it halves throughput).
     # Reference counting still frees every row; the collector is restored afterwards.

@@ -28,7 +28,8 @@ from ..satellites import Satellites, bundled_satellites
 from .inputs import read_hits, read_questions
 from .parsers import Amount
 from .patterns import has_patterns, patterns_for, scan
-from .schema import ANSWER_SCHEMA, VERDICT_SCHEMA, engine_of, to_engine
+from ..schema import table_to_frame as to_engine
+from .schema import ANSWER_SCHEMA, VERDICT_SCHEMA, engine_of
 from .verdict import Evidence, verdict_row
 from .zones import KeywordMatcher, fold, proximity_confidence, zone_index, zones
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import UnknownNameError
 
 ANSWER_SCHEMA = pa.schema([
     ("question_id", pa.string()),
@@ -51,8 +50,6 @@ VERDICT_SCHEMA = pa.schema([
     ("warnings", pa.list_(pa.string())),
 ])
 
-ENGINES = ("pandas", "polars", "arrow")
-
 
 def engine_of(frame: Any) -> str:
     """The engine a caller used, so results come back in the same one."""
@@ -61,17 +58,3 @@ def engine_of(frame: Any) -> str:
     if "polars" in sys.modules and isinstance(frame, sys.modules["polars"].DataFrame):
         return "polars"
     return "pandas"
-
-
-def to_engine(table: pa.Table, engine: str):
-    if engine == "arrow":
-        return table
-    if engine == "polars":
-        import polars as pl
-
-        return pl.from_arrow(table)
-    if engine == "pandas":
-        import pandas as pd
-
-        return table.to_pandas(types_mapper=pd.ArrowDtype)
-    raise UnknownNameError("engine", engine, ENGINES)

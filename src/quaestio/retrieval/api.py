@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .base import gc_paused, materialise, question_records
+from ..analysis.batch import gc_paused
+from .base import materialise, question_records
 from .filters import ChunkFacts, question_filter
 from .funnel import Funnel, run_funnel
 from .build import open_index

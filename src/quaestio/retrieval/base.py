@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence, runtime_checkable
 
@@ -69,19 +67,6 @@ class Backend:
     def local_mask(self, allow: np.ndarray | None) -> np.ndarray | None:
         """A mask over the whole chunks table, restricted to this backend's rows."""
         return None if allow is None else np.ascontiguousarray(allow[self.rows])
-
-
-@contextmanager
-def gc_paused():
-    """Pause the cyclic collector: a search allocates many small objects and no cycles, and
-    each collection rescans every live object of the index (it halves bm25 throughput)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def as_table(frame: Any) -> pa.Table:

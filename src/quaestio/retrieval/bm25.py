@@ -16,7 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Backend, Hit, gc_paused, query_text
+from ..analysis.batch import gc_paused
+from .base import Backend, Hit, query_text
 from .errors import BackendUnavailable
 
 _TOKEN = re.compile(r"\w\w+|\d", re.UNICODE)
