@@ -62,6 +62,18 @@ def test_confidence_rewards_two_signals_and_proximity():
     assert alone == [0.25, 0.25]
 
 
+def test_the_best_ranked_passage_gives_the_value_then_the_closest_keyword():
+    qdf = pd.DataFrame([question("q1", "amount", ["premium"])])
+    hits = pd.DataFrame([hit("q1", "Gross premium 1,940 EUR", chunk="table", rank=2),
+                         hit("q1", "The premium, after all the usual discounts, comes to "
+                                   "480 EUR.", chunk="policy", rank=1)])
+    result = confirm(qdf, hits)
+    by_chunk = result.answers.groupby("chunk_id")["confidence"].max()
+    assert by_chunk["table"] > by_chunk["policy"]  # closer keyword, lower-ranked passage
+    verdict = result.verdicts.iloc[0]
+    assert (verdict["chunk_id"], verdict["value_text"]) == ("policy", "480 EUR")
+
+
 def test_every_verdict_and_one_row_per_question_in_order():
     qdf = pd.DataFrame([
         question("found", "amount", ["premium"]),

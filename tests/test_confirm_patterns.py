@@ -38,6 +38,10 @@ def amounts(text, language):
     ("es", "una prima de 323 millones de euros", [("323 millones de euros",
                                                    Decimal("323000000"), "EUR")]),
     ("es", "cuesta 1.234,56 dólares", [("1.234,56 dólares", Decimal("1234.56"), "USD")]),
+    # financial tables glue the scale to the code
+    ("en", "| Net income | 142 MEUR | 3.5 MMUSD |", [("142 MEUR", Decimal("142000000"), "EUR"),
+                                                   ("3.5 MMUSD", Decimal("3500000"), "USD")]),
+    ("en", "12 kEUR, a 5 MB file, 10 MEURO", [("12 kEUR", Decimal("12000"), "EUR")]),
 ])
 def test_amounts_in_three_languages(language, text, expected):
     assert amounts(text, language) == expected

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from quaestio.cli import cli
 from quaestio.errors import GoldError
-from quaestio.evaluate import evaluate, evaluate_retrieval, read_gold
+from quaestio.evaluate import evaluate, evaluate_answers, evaluate_retrieval, read_gold
 from quaestio.types import (Clarification, Decomposition, Keyword, KeywordSource,
                             ParsedQuestion, Provenance, StructuralHints)
 
@@ -152,6 +152,62 @@ def test_retrieval_at_document_level_counts_a_document_once():
     assert out.loc[0, "recall@2"] == 1.0 and out.loc[0, "mrr"] == 0.5
     with pytest.raises(ValueError, match="relevant_chunk_ids"):
         evaluate_retrieval(hits, gold, level="chunk")
+
+
+def test_retrieval_at_section_level_matches_a_breadcrumb_tail():
+    gold = pl.DataFrame({"question_id": ["q1", "q2"], "question": ["x", "y"],
+                         "relevant_sections": ["Cancellation", "Policy > Schedule"]})
+    hits = pd.DataFrame({
+        "question_id": ["q1"] * 3 + ["q2"] * 2,
+        "chunk_id": ["c1", "c2", "c3", "c4", "c5"],
+        "breadcrumb": ["Policy > Claims", "Policy > Cancellation", "Policy > cancellation",
+                       "Other > Schedule", "POLICY > Schedule"],
+        "rank": [1, 2, 3, 1, 2]})
+    out = evaluate_retrieval(hits, gold, ks=(1, 2)).iloc[0]
+    # q1: the section at rank 2 (twice, counted once); q2: "Other > Schedule" is not
+    # "Policy > Schedule", the folded "POLICY > Schedule" at rank 2 is.
+    assert out["level"] == "section"
+    assert (out["recall@1"], out["recall@2"], out["mrr"]) == (0.0, 1.0, 0.5)
+    assert out["ndcg@2"] == pytest.approx(1 / math.log2(3))
+
+
+def verdicts(*rows):
+    return pd.DataFrame(rows, columns=["question_id", "answer_type", "verdict", "value_text"])
+
+
+def test_answers_compare_typed_values_and_expected_absence():
+    gold = pl.DataFrame({
+        "question_id": ["a", "b", "c", "d", "e", "f", "g", "h"],
+        "question": list("abcdefgh"),
+        "expected_value": ["480 EUR", "1 March 2024", "93.1%", "none", "none", "250 EUR",
+                           "Berlin", None]})
+    got = verdicts(("a", "amount", "found", "EUR 480.00"),       # same amount, other form
+                   ("b", "date", "found", "2024-03-01"),         # same date, ISO
+                   ("c", "percentage", "found", "95.4%"),        # another value
+                   ("d", "iban", "not_found", None),             # rightly nothing
+                   ("e", "amount", "found", "40 EUR"),           # a value where none is
+                   ("f", "amount", "no_evidence", None),         # missed
+                   ("g", "text", "found", "berlin"),             # text, compared folded
+                   ("h", "amount", "found", "1 EUR"))            # no gold value: not scored
+    result = evaluate_answers(got, gold, as_="polars")
+    m = result.metrics.row(0, named=True)
+    assert (m["n"], m["correct"]) == (7, 4)
+    assert m["precision"] == pytest.approx(3 / 5)   # a, b, g right among 5 confirmed
+    assert m["recall"] == pytest.approx(3 / 5)      # of the 5 values the gold expects
+    modes = dict(zip(result.failures["question_id"], result.failures["failure_mode"]))
+    assert modes == {"c": "wrong_value", "e": "false_value", "f": "missed_value"}
+    confusion = {(r["expected"], r["got"]): r["count"] for r in result.confusion.to_dicts()}
+    assert confusion[("value", "found (wrong)")] == 1 and confusion[("none", "not_found")] == 1
+
+
+def test_answers_need_the_verdicts_frame_and_a_gold_value():
+    gold = pl.DataFrame({"question": ["x"], "expected_value": ["1 EUR"]})
+    with pytest.raises(ValueError, match="verdict"):
+        evaluate_answers(pd.DataFrame({"question_id": ["q0"]}), gold)
+    with pytest.raises(ValueError, match="expected_value"):
+        evaluate_answers(verdicts(), pl.DataFrame({"question": ["x"]}))
+    missing = evaluate_answers(verdicts(), gold, as_="polars").failures
+    assert missing["failure_mode"].to_list() == ["missing_row"]
 
 
 def test_eval_command(tmp_path):

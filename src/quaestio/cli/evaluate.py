@@ -18,12 +18,23 @@ from . import cli, load_satellites_or_bundled as _satellites, satellites_option
 @satellites_option
 @click.option("--failures", "failures_path", type=click.Path(dir_okay=False),
               help="Write every failing (question, field) to this CSV.")
+@click.option("--index", "index_path", type=click.Path(exists=True, file_okay=False),
+              help="An index (from `quaestio index`): search it for the gold's questions and "
+                   "score the hits (relevant_chunk_ids / relevant_sections / "
+                   "relevant_doc_ids) and the confirmed answers (expected_value).")
+@click.option("--backend", default="hybrid", show_default=True,
+              help="The backend every question is searched with, or `dispatch` to route each "
+                   "by its dispatch columns (its own retrieval_k then caps the hits).")
+@click.option("-k", "k", default=20, show_default=True, type=click.IntRange(min=1),
+              help="Hits per question scored for retrieval (recall@5, @10, @k).")
 @click.option("--top", default=5, show_default=True, help="Failures shown per failure mode.")
 @click.option("--json", "as_json", is_flag=True, help="Print metrics and modes as JSON.")
 def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir: str | None,
-                     failures_path: str | None, top: int, as_json: bool) -> None:
+                     failures_path: str | None, index_path: str | None, backend: str,
+                     k: int, top: int, as_json: bool) -> None:
     """Score question_df against GOLD (CSV, JSONL or Parquet): per-field metrics, the
-    confusion of categorical fields and the failures grouped by failure mode."""
+    confusion of categorical fields and the failures grouped by failure mode; with
+    --index, retrieval (recall@k, MRR, nDCG@k) and confirmed answers as well."""
     import polars as pl
 
     from ..analysis import parse_questions
@@ -39,13 +50,21 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
             qdf = parse_questions(gold.select("question_id", "question"), sats,
                                   id_column="question_id", as_="polars")
         result = evaluate(qdf, gold, satellites=sats, as_="polars")
+        retrieval, answers = (_downstream(qdf, gold, sats, index_path, backend, k)
+                              if index_path else (None, None))
     except (QuaestioError, ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc
+    if answers is not None:  # one table of metrics and failures, whatever layer failed
+        result = type(result)(*(pl.concat([a, b], how="diagonal_relaxed")
+                                for a, b in zip(result, answers)))
+        result = result._replace(modes=result.modes.sort("count", "failure_mode",
+                                                         descending=[True, False]))
     if failures_path:
         result.failures.write_csv(failures_path)
     if as_json:
         click.echo(json.dumps({"questions": gold.height,
                                "metrics": result.metrics.to_dicts(),
+                               "retrieval": None if retrieval is None else retrieval.to_dicts(),
                                "failure_modes": result.modes.drop("example").to_dicts()},
                               indent=2))
         return
@@ -53,6 +72,10 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
                    float_precision=3, tbl_hide_column_data_types=True):
         click.echo(f"{gold.height} gold questions\n")
         click.echo(result.metrics)
+        if retrieval is not None:
+            click.echo(f"\nretrieval ({retrieval['configuration'][0]}, "
+                       f"{retrieval['level'][0]} level):")
+            click.echo(retrieval.drop("configuration", "level"))
         if result.modes.height:
             click.echo("\nfailure modes, most frequent first:")
             click.echo(result.modes.select("failure_mode", "count", "share", "fields"))
@@ -63,3 +86,23 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
                     click.echo(f"  [{row['question_id']}] {row['question'][:70]!r} "
                                f"{row['field']}: expected {row['expected']!r}, "
                                f"got {row['got']!r}")
+
+
+def _downstream(qdf, gold, sats, index_path: str, backend: str, k: int):
+    """Search the index for the gold's questions; score the hits and confirmed answers."""
+    from ..confirm import confirm
+    from ..evaluate import evaluate_answers, evaluate_retrieval
+    from ..retrieval import dispatch, open_index, search
+
+    index = open_index(index_path)
+    hits = (dispatch(qdf, index, k=k, as_="polars") if backend == "dispatch"
+            else search(index, qdf, backend=backend, k=k, as_="polars"))
+    retrieval = answers = None
+    if {"relevant_chunk_ids", "relevant_sections", "relevant_doc_ids"} & set(gold.columns):
+        cut_offs = sorted({min(5, k), min(10, k), k})
+        retrieval = evaluate_retrieval({backend: hits}, gold, ks=cut_offs,
+                                       satellites=sats, as_="polars")
+    if "expected_value" in gold.columns:
+        verdicts = confirm(qdf, hits, satellites=sats, as_="polars").verdicts
+        answers = evaluate_answers(verdicts, gold, satellites=sats, as_="polars")
+    return retrieval, answers

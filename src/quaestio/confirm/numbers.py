@@ -16,7 +16,7 @@ _SPACES = regex.compile(r"[\s\u00a0\u202f]+")
 
 MULTIPLIERS = {
     "thousand": 3, "k": 3, "mil": 3, "mille": 3, "lakh": 5, "crore": 7,
-    "million": 6, "millions": 6, "m": 6, "mn": 6, "millones": 6, "millón": 6, "millon": 6,
+    "million": 6, "millions": 6, "m": 6, "mm": 6, "mn": 6, "millones": 6, "millón": 6, "millon": 6,
     "billion": 9, "bn": 9, "b": 9, "bln": 9, "milliard": 9, "milliards": 9,
     "mil millones": 9, "trillion": 12, "tln": 12, "billones": 12, "billón": 12, "billon": 12,
 }

@@ -40,7 +40,10 @@ class Evidence:
         if "keyword" not in columns["signals"][i]:
             return
         rank = columns["rank"][i]
-        key = (-columns["confidence"][i], rank if rank is not None else 1 << 30)
+        # The best-ranked passage first: its rank weighs the whole question, while a
+        # candidate's confidence weighs one keyword's proximity (a table row naming a
+        # "premium" must not beat the "annual premium" sentence of the top passage).
+        key = (rank if rank is not None else 1 << 30, -columns["confidence"][i])
         if self.best_key is None or key < self.best_key:
             self.best_key = key
             self.best = {name: columns[name][i] for name in

@@ -28,8 +28,10 @@ class GoldField:
     """How one expected field is read from the gold and compared with question_df.
 
     kind: "category" (one label), "flag" (true/false), "terms" (a set of strings),
-    "pages" (a set of page numbers), "text" (one string, compared folded), or
-    "ids" (relevant chunk or document ids: scored by `evaluate_retrieval`).
+    "pages" (a set of page numbers), "text" (one string, compared folded),
+    "ids" (relevant chunk or document ids: scored by `evaluate_retrieval`), or
+    "value" (the expected answer, or `none` when the documents do not hold one: scored by
+    `evaluate_answers` against the confirmation verdicts).
     """
 
     kind: str
@@ -59,8 +61,13 @@ GOLD_FIELDS: dict[str, GoldField] = {
     "pages_hint": GoldField("pages", "pages_hint", "wrong_pages"),
     "toc_section_hint": GoldField("text", "toc_section_hint", "wrong_section"),
     "relevant_chunk_ids": GoldField("ids", None, "missed_chunk"),
+    "relevant_sections": GoldField("ids", None, "missed_section"),
     "relevant_doc_ids": GoldField("ids", None, "missed_document"),
+    "expected_value": GoldField("value", None, "wrong_value"),
 }
+
+# Gold fields scored on retrieval and confirmation output, not on question_df.
+DOWNSTREAM_KINDS = ("ids", "value")
 
 _TRUE, _FALSE = {"true", "yes", "y", "1", "t"}, {"false", "no", "n", "0", "f", ""}
 _ID_COLUMNS = ("question_id", "id")
@@ -155,7 +162,7 @@ def _read_cell(kind: str, raw: Any, allowed: tuple[str, ...] | None) -> Any:
         if text in _TRUE or text in _FALSE:
             return text in _TRUE
         raise ValueError("must be true or false")
-    if kind == "text":
+    if kind in ("text", "value"):
         return str(raw).strip()
     items = _list(raw)
     if allowed:

@@ -10,7 +10,7 @@ from ..satellites import Satellites
 from ..schema import frame_to_table, rows_to_table
 from ..types import ParsedQuestion
 from .fields import compare, failure_mode, field_metrics, observed
-from .gold import GOLD_FIELDS, gold_fields, read_gold
+from .gold import DOWNSTREAM_KINDS, GOLD_FIELDS, gold_fields, read_gold
 
 _S, _I, _F = pl.String, pl.Int64, pl.Float64
 METRIC_SCHEMA = {"field": _S, "kind": _S, "n": _I, "correct": _I, "accuracy": _F,
@@ -50,7 +50,7 @@ def evaluate(question_df: Any, gold: Any, *, satellites: Satellites | None = Non
     """
     gold_df = read_gold(gold, satellites)
     qdf = _polars(question_df)
-    names = [n for n in gold_fields(gold_df) if GOLD_FIELDS[n].kind != "ids"]
+    names = [n for n in gold_fields(gold_df) if GOLD_FIELDS[n].kind not in DOWNSTREAM_KINDS]
     parsed_columns = sorted({GOLD_FIELDS[n].column for n in names})
     # The parsed side is renamed so it never clashes with a gold column of the same name.
     parsed = qdf.select(pl.col("question_id").alias("_qid"), pl.col("error_code").alias("_error"),
@@ -82,10 +82,10 @@ def evaluate(question_df: Any, gold: Any, *, satellites: Satellites | None = Non
         if spec.kind in ("category", "flag"):
             confusion += [{"field": name, "expected": _show(e), "got": _show(g)}
                           for e, g in zip(expected, got_values)]
-    return _frames(metrics, confusion, failures, gold_df.height, as_)
+    return frames(metrics, confusion, failures, gold_df.height, as_)
 
 
-def _frames(metrics, confusion, failures, n_questions: int, as_: str) -> Evaluation:
+def frames(metrics, confusion, failures, n_questions: int, as_: str) -> Evaluation:
     metrics_df = pl.DataFrame(metrics, schema=METRIC_SCHEMA)
     confusion_df = (pl.DataFrame(confusion, schema={"field": _S, "expected": _S, "got": _S})
                     .group_by("field", "expected", "got").len("count")
