@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import polars as pl
@@ -223,3 +224,30 @@ def test_eval_command(tmp_path):
     as_json = CliRunner().invoke(cli, ["eval", str(path), "--json"])
     metrics = {m["field"]: m for m in json.loads(as_json.output)["metrics"]}
     assert metrics["answer_type"]["correct"] == 1
+
+
+def test_eval_command_with_an_index_scores_retrieval_and_answers(tmp_path):
+    pytest.importorskip("bm25s")
+    corpus = Path(__file__).parents[1] / "examples" / "corpus"
+    index = tmp_path / "index"
+    built = CliRunner().invoke(cli, ["index", str(corpus), "-o", str(index), "--no-embeddings"])
+    assert built.exit_code == 0, built.output
+    gold = tmp_path / "gold.csv"
+    gold.write_text(
+        "id,question,relevant_sections,expected_value\n"
+        "1,What is the annual premium of the home insurance policy?,Schedule,480 EUR\n"
+        "2,What is the monthly fee for storage?,2. Fees,999 GBP\n"
+        "3,What is the IBAN for premium payments?,Schedule,none\n")
+    failures = tmp_path / "failures.csv"
+    result = CliRunner().invoke(cli, ["eval", str(gold), "--index", str(index), "--backend",
+                                      "bm25", "-k", "5", "--json", "--failures",
+                                      str(failures)])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["retrieval"][0]["level"] == "section"
+    assert out["retrieval"][0]["recall@5"] == 1.0
+    value = next(m for m in out["metrics"] if m["field"] == "expected_value")
+    assert (value["n"], value["correct"]) == (3, 2)
+    wrong = pl.read_csv(failures)
+    assert wrong["question_id"].cast(pl.String).to_list() == ["2"]
+    assert wrong["failure_mode"].to_list() == ["wrong_value"]
