@@ -283,3 +283,53 @@ def test_month_rows_cover_every_month_name_babel_knows(bundled):
                 read = {int(r.target) for r in months
                         if (m := r.pattern.match(text)) and m.end() >= len(name.rstrip("."))}
                 assert read == {number}, f"{language} {width} {name!r}: {read}"
+
+
+_DOCUMENT_DATE = ("date_applies_to", "document", "question")
+
+
+@pytest.mark.parametrize("question, rule", [
+    ("termination notice in contracts signed between 2023 and 2023", "signed_en"),
+    ("Which policies were issued since March 2022?", "issued_en"),
+    ("documents dated 2021", "signed_en"),
+    ("agreements executed in 2020", "signed_en"),
+    ("contracts entered into before 2019", "signed_en"),
+    ("reports published in 2024", "issued_en"),
+    ("contrats signés en 2023", "signed_fr"),
+    ("Contrats signés depuis février 2023", "signed_fr"),
+    ("rapports publiés en 2024", "issued_fr"),
+    ("contratos firmados en 2023", "signed_es"),
+    ("pólizas emitidas en 2023", "issued_es"),
+])
+def test_a_date_target_cue_says_the_range_qualifies_the_documents_date(bundled, question, rule):
+    draft = _scope(bundled, question)
+    assert draft.columns["scope_date_from"] or draft.columns["scope_date_to"]
+    assert _DOCUMENT_DATE in _origins(draft)
+    assert f"cues:scope_date_target_{rule}" in draft.rules_fired
+
+
+@pytest.mark.parametrize("question", [
+    "How much net income did Northwind Mutual make in 2024?",   # the period the facts concern
+    "revenue between 2021 and 2023",
+    "How many shares were issued in 2024?",                     # issued, but not a document
+    "What was the effective tax rate in 2024?",
+    "Gross premiums written in 2024",
+    "Résultat net en 2024",
+    "Ingresos entre 2021 y 2023",
+    "Who signed the contract?",                                 # no date range to qualify
+])
+def test_without_a_date_target_cue_the_range_is_the_facts_period(bundled, question):
+    draft = _scope(bundled, question)
+    assert not [o for o in _origins(draft) if o[0] == "date_applies_to"]
+    assert not [r for r in draft.rules_fired if "date_target" in r]
+
+
+def test_what_the_range_qualifies_comes_with_the_context_dates(bundled):
+    draft = _scope(bundled, "And the notice period?",
+                   context=["Which contracts were signed in 2023?"])
+    assert ("date_applies_to", "document", "context") in _origins(draft)
+    assert _dates(bundled, "And with Globex?", context=["Net income in 2024?"]) == \
+        (D(2024, 1, 1), D(2024, 12, 31))
+    assert not [o for o in _origins(_scope(bundled, "And with Globex?",
+                                           context=["Net income in 2024?"]))
+                if o[0] == "date_applies_to"]

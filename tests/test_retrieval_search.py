@@ -65,6 +65,19 @@ def test_scope_filters_on_document_dates_and_parties():
                                 "annual_report_2024.md"}
 
 
+def test_a_period_of_facts_does_not_filter_on_document_dates():
+    # "in 2024" is the period of the facts: the 2024 annual report is dated 2025-03-20
+    hits = search(bm25_index(), "How much net income did Northwind Mutual make in 2024?",
+                  backend="bm25", k=10, funnel=RAW)
+    assert "annual_report_2024.md" in set(hits.doc_id)
+    assert hits.doc_id.iloc[0] == "annual_report_2024.md"
+    # "signed in 2023" qualifies the documents' own date: the 2024 policy is out
+    signed = search(bm25_index(), "termination notice in contracts signed in 2023",
+                    backend="bm25", k=10, funnel=RAW)
+    assert "service_agreement.md" in set(signed.doc_id)
+    assert "home_insurance_policy.md" not in set(signed.doc_id)
+
+
 def test_funnel_threshold_floor_cap_and_reranker():
     index = dense_index()
     q = "How much does the insurance cost per year?"

@@ -6,7 +6,11 @@ parties from matched concepts whose `scope_kind` says so (the concept id is the 
 the caller knows (draft.options["parties"]) when the question names them, and capitalized names
 after "with"/"avec"/"con"... (`party` rows, group `name`), unless the name is a date, a section,
 an anchor or another concept's keyword; sections as the structural hints name them; the page
-range as the smallest one holding every page named.
+range as the smallest one holding every page named. A date range names the period the facts
+concern, unless a `date_target` row matches ("signed", "issued", "dated", "signés",
+"firmados"...): then it qualifies the documents' own date, recorded in `scope_origins` as
+{"name": "date_applies_to", "value": <the row's target, "document">} with the range's origin
+(question or context). Retrieval filters documents by their date only then.
 
 Merging, decided here: lists are the union (question first, then caller); date and page ranges
 are the narrower of the two, and when they do not overlap the question's wins (the user just
@@ -30,7 +34,8 @@ import regex
 from ..satellites import Satellites
 from .dates import date_scope
 from .draft import Draft
-from .hints import named, numbered, section_names
+from .hints import named, numbered, pick_matches, section_names
+from .rules import Rule, cue_rules
 from .text import fold, tokenize
 
 _LISTS = ("sections", "parties", "jurisdictions")
@@ -49,6 +54,7 @@ class Found:
     page_from: int | None = None
     page_to: int | None = None
     custom: list[tuple[str, str]] = field(default_factory=list)
+    date_applies_to: str | None = None  # "document": the range qualifies the documents' date
     fired: dict[str, list[str]] = field(default_factory=dict)  # filter → rule ids
 
 
@@ -74,10 +80,13 @@ def question_scope(draft: Draft) -> Found:
     blocked = dates.spans + [span for _, span, _ in sections]
     parties, party_rules = _parties(draft, kinds, blocked)
     found.parties = parties
+    targets = _date_targets(draft) if dates.date_from or dates.date_to else []
+    found.date_applies_to = targets[0].target if targets else None
     found.fired = {"dates": [f"cues:{r}" for r in dates.rule_ids],
                    "sections": [f"cues:{r}" for _, _, r in sections],
                    "pages": [f"cues:{r}" for r in pages.rule_ids], "parties": party_rules,
-                   "jurisdictions": [f"concepts:{c}.scope_kind" for c in found.jurisdictions]}
+                   "jurisdictions": [f"concepts:{c}.scope_kind" for c in found.jurisdictions],
+                   "date_applies_to": [f"cues:{r.rule_id}" for r in targets[:1]]}
     return found
 
 
@@ -134,6 +143,8 @@ def context_scope(draft: Draft, wanted: list[str]) -> Found:
             found.fired[name] = earlier.fired.get(name, [])
             if name == "dates":
                 found.date_from, found.date_to = earlier.date_from, earlier.date_to
+                found.date_applies_to = earlier.date_applies_to
+                found.fired["date_applies_to"] = earlier.fired.get("date_applies_to", [])
             else:
                 setattr(found, name, getattr(earlier, name))
     return found
@@ -158,6 +169,13 @@ def _merge(draft: Draft, question: Found, caller: Found, context: Found) -> None
             if value is not None:
                 origins.append(_item(name, value, origin))
                 _fire(draft, {"question": question, "context": context}.get(origin), key)
+    # context dates (and what they qualify) come in only when neither the question nor the
+    # caller names a range
+    for origin, source in (("question", question), ("context", context)):
+        if source.date_applies_to:
+            origins.append(_item("date_applies_to", source.date_applies_to, origin))
+            _fire(draft, source, "date_applies_to")
+            break
     (date_from, _), (date_to, _) = dates
     (page_from, _), (page_to, _) = pages
     custom = [_item(name, value, "caller") for name, value in caller.custom]
@@ -201,6 +219,12 @@ def _parties(draft: Draft, kinds: dict[str, str], blocked: list[tuple[int, int]]
                    for k, _ in kept):
             kept.append((name, rule))
     return [n for n, _ in kept], [r for _, r in kept if r]
+
+
+def _date_targets(draft: Draft) -> list[Rule]:
+    """The `date_target` rows that match, in question order: what the date range qualifies."""
+    return pick_matches(draft, cue_rules(draft.sats, "date_target"), draft.original,
+                        lambda rule, m: rule)
 
 
 def _scope_kinds(sats: Satellites) -> dict[str, str]:

@@ -6,7 +6,11 @@
   matches (rapidfuzz `partial_ratio` ≥ `toc_cutoff`, case-insensitive).
 - `layout_hint`: "table" → chunks with a table, "image" → with an image.
 - `scope_date_from/to`, `scope_parties`, `scope_jurisdictions`: on the document metadata; a
-  document that does not state the field is kept (unknown is not out of scope).
+  document that does not state the field is kept (unknown is not out of scope). The date range
+  filters documents only when the question says it qualifies the documents' own date (signed,
+  issued, dated…: `date_target` cue rows, recorded in `scope_origins` as `date_applies_to` =
+  `document`); otherwise it names the period the facts concern, which a document issued later
+  may report on ("net income in 2024" is in a report dated 2025).
 A filter that no chunk satisfies, or that the index cannot evaluate (no page numbers), is
 dropped rather than returning nothing, and the reason is recorded in `notes`.
 """
@@ -97,6 +101,8 @@ def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
 
 def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
     start, end = record.get("scope_date_from"), record.get("scope_date_to")
+    if not _dates_documents(record):
+        start = end = None
     parties = [p.lower() for p in record.get("scope_parties") or []]
     # Only country concepts (country_de) or codes (DE) are places; other concepts whose
     # scope kind is jurisdiction (governing_law) name the topic, not a place.
@@ -116,6 +122,12 @@ def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
                 p == j.lower() for p in places for j in d["jurisdiction"]):
             keep[i] = False
     return keep
+
+
+def _dates_documents(record: dict) -> bool:
+    """True when the scope says its date range is the documents' own date (see the docstring)."""
+    return any(isinstance(o, dict) and o.get("name") == "date_applies_to"
+               and o.get("value") == "document" for o in record.get("scope_origins") or [])
 
 
 def _range(values) -> set[int]:

@@ -49,6 +49,7 @@ CUE_FAMILIES: dict[str, str | tuple[str, ...] | None] = {
     "party": None,
     "date": DATE_KINDS,
     "month": tuple(str(month) for month in range(1, 13)),
+    "date_target": ("document",),  # the date range qualifies the documents' own date
     "compound": None,
     "decomposition": tuple(m.value for m in DecompositionPattern),
     "deictic": None,
