@@ -25,4 +25,5 @@ def test_notebook_executes(path):
 
 
 def test_there_are_notebooks():
-    assert {p.stem for p in NOTEBOOKS} >= {"01_quickstart", "02_batch_evaluation"}
+    assert {p.stem for p in NOTEBOOKS} >= {"01_quickstart", "02_batch_evaluation", "03_retrieval",
+                                          "04_curation"}

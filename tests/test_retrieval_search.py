@@ -129,10 +129,28 @@ def test_dispatch_reads_retrieval_k_and_combined_strategy():
     frame = qdf("What is the premium and the deductible?", retrieval_k=2,
                 chunk_strategy="combined", answer_context="paragraph")
     hits = dispatch(frame, bm25_index(), funnel=RAW)
-    assert len(hits) == 2 and hits["rank"].tolist() == [1, 2]
+    assert len(hits) == 2 and sorted(hits["rank"]) == [1, 2]
     order = bm25_index().chunks.column("chunk_id").to_pylist()
     positions = [order.index(c) for c in hits.chunk_id]
     assert positions == sorted(positions), "combined: reading order"
+
+
+def test_combined_reads_the_best_document_first_and_keeps_relevance_ranks():
+    frame = qdf("List all the exclusions of the home insurance policy", retrieval_k=6,
+                chunk_strategy="combined")
+    hits = dispatch(frame, bm25_index(), funnel=RAW)
+    ranked = search(bm25_index(), frame, backend="bm25", k=6, funnel=RAW)
+    best = ranked.breadcrumb.iloc[0]
+    assert best == "Home Insurance Policy HI-2024-0173 > Exclusions"
+    assert hits.doc_id.iloc[0] == "home_insurance_policy.md"  # not the first file
+    assert hits.loc[hits["rank"] == 1, "breadcrumb"].item() == best
+    order = bm25_index().chunks.column("chunk_id").to_pylist()
+    for _, doc in hits.groupby("doc_id", sort=False):
+        positions = [order.index(c) for c in doc.chunk_id]
+        assert positions == sorted(positions), "reading order inside a document"
+    docs = list(dict.fromkeys(hits.doc_id))
+    assert [hits[hits.doc_id == d]["rank"].min() for d in docs] == \
+        sorted(hits.groupby("doc_id")["rank"].min())
 
 
 def plain_writer(question: str, n: int) -> list[str]:

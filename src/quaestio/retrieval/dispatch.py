@@ -99,9 +99,16 @@ def _screen_only(index, retriever, record, k, funnel, screen):
 
 
 def _reading_order(index, table: pa.Table) -> pa.Table:
+    """Rows in the order a combined answer reads them: the documents by their best hit,
+    the chunks of each document in reading order. `rank` keeps the relevance rank, so
+    scoring and confirmation still see which chunk matched best."""
     ids = index.chunks.column("chunk_id").to_pylist()
     position = {c: i for i, c in enumerate(ids)}
-    order = sorted(range(table.num_rows), key=lambda i: position[table["chunk_id"][i].as_py()])
-    table = table.take(order)
-    return table.set_column(table.schema.get_field_index("rank"), "rank",
-                            pa.array(range(1, table.num_rows + 1), pa.int64()))
+    docs, ranks = table["doc_id"].to_pylist(), table["rank"].to_pylist()
+    best: dict[str, int] = {}
+    for doc, rank in zip(docs, ranks):
+        best[doc] = min(rank, best.get(doc, rank))
+    chunk_ids = table["chunk_id"].to_pylist()
+    order = sorted(range(table.num_rows),
+                   key=lambda i: (best[docs[i]], position[chunk_ids[i]]))
+    return table.take(order)
