@@ -35,6 +35,20 @@ def test_import_is_light():
     assert out.stdout.strip() == "[]"
 
 
+def test_later_layers_are_importable_from_the_top_and_loaded_on_first_use():
+    code = ("import sys, quaestio; before = 'quaestio.retrieval' in sys.modules; "
+            "from quaestio import search, confirm, evaluate_answers, LLM; "
+            "from quaestio.retrieval import search as s; from quaestio.confirm import confirm "
+            "as c; print(before, search is s, confirm is c, "
+            "set(quaestio.__all__) <= set(dir(quaestio)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["False", "True", "True", "True"]
+    import quaestio
+    with pytest.raises(AttributeError, match="no attribute 'serach'"):
+        quaestio.serach  # noqa: B018
+
+
 def test_prepare_builds_every_index(tiny_sats):
     from quaestio import prepare
 
