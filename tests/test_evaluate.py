@@ -251,3 +251,14 @@ def test_eval_command_with_an_index_scores_retrieval_and_answers(tmp_path):
     wrong = pl.read_csv(failures)
     assert wrong["question_id"].cast(pl.String).to_list() == ["2"]
     assert wrong["failure_mode"].to_list() == ["wrong_value"]
+
+
+def test_the_bundled_retrieval_gold_names_sections_of_the_bundled_corpus():
+    from quaestio.retrieval import chunk_documents
+
+    root = Path(__file__).parents[1] / "examples"
+    gold = read_gold(root / "retrieval_gold.csv")
+    crumbs = set(pl.from_arrow(chunk_documents(root / "corpus")[1])["breadcrumb"])
+    named = {s for sections in gold["relevant_sections"] for s in sections}
+    assert named and named <= crumbs
+    assert gold["expected_value"].null_count() < gold.height

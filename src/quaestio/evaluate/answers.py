@@ -84,8 +84,7 @@ def evaluate_answers(verdicts: Any, gold: Any, *, satellites: Satellites | None 
         correct += mode is None
         confusion.append({"field": "expected_value",
                           "expected": "none" if wants_none else "value",
-                          "got": outcome if outcome != "found" or mode is None
-                          else "found (wrong)" if not wants_none else "found"})
+                          "got": "found (wrong)" if mode == "wrong_value" else outcome})
         if mode:
             failures.append({"question_id": gold_row["question_id"],
                              "question": gold_row["question"], "field": "expected_value",
