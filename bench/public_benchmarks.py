@@ -133,8 +133,10 @@ def main() -> None:
         table = pl.concat([table.with_columns(pl.lit(None, pl.Float64).alias("mrr")),
                            pl.DataFrame(extra, schema_overrides={"q/s": pl.Float64})],
                           how="diagonal_relaxed")
+    table = table.with_columns(pl.col("q/s").round().cast(pl.Int64))
     with pl.Config(tbl_rows=100, tbl_hide_dataframe_shape=True, float_precision=3,
-                   tbl_hide_column_data_types=True, tbl_width_chars=200, tbl_cols=20):
+                   tbl_hide_column_data_types=True, tbl_width_chars=250, tbl_cols=20,
+                   fmt_str_lengths=45):
         print(table)
         if "retrieval" not in skip:
             print("retrieval rows: accuracy = recall@5, recall = recall@50 (documents ranked "
