@@ -18,6 +18,15 @@ def _parse(question, sats=None):
 
 
 CASES = [
+    # the head noun decides: a premium's growth or rate is a percentage, the premium an amount
+    ("What premium growth does the board expect for 2025?", "single", "percentage"),
+    ("What is the premium rate?", "single", "percentage"),
+    ("What is the revenue of the group?", "single", "amount"),
+    # a count of time units is a duration (confirmed as "7 days", not as any figure)
+    ("Within how many days must a claim be reported?", "single", "duration"),
+    ("Combien de jours pour déclarer un sinistre ?", "single", "duration"),
+    ("¿Cuántos meses dura el contrato?", "single", "duration"),
+    ("How many years old is the building?", "single", "number"),
     # A requested unit names the type, over a year or a head noun elsewhere in the question
     ("What is the year end FY2019 total amount of inventories? Answer in USD millions.",
      "single", "amount"),
