@@ -63,6 +63,23 @@ def test_bm25_keyword_weights_scale_scores_and_matched_keywords_need_every_token
     assert [h.row for h in hits] == [1]
 
 
+def test_dictionary_variants_the_question_lacks_weigh_a_quarter():
+    keywords = [{"text": "waiver", "weight": 1.0, "source": "expert_dictionary",
+                 "span_start": None},                        # a variant pulled in
+                {"text": "termination", "weight": 1.0, "source": "expert_dictionary",
+                 "span_start": 3}]                           # the question's own word
+    scores = {}
+    for factor in (0.25, 1.0):
+        backend = BM25Backend(variant_weight=factor)
+        backend.index(tiny_chunks(TEXTS))
+        hits = backend.retrieve([{"question_id": "q", "keywords": keywords}], 5)[0]
+        scores[factor] = {h.row: h.score for h in hits}
+    assert scores[0.25][3] == pytest.approx(scores[1.0][3])
+    assert scores[0.25][1] == pytest.approx(0.25 * scores[1.0][1])
+    with pytest.raises(ValueError, match="variant_weight"):
+        BM25Backend(variant_weight=2)
+
+
 def test_numba_kernel_matches_numpy_twin():
     from quaestio.retrieval import _kernels
 

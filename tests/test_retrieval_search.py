@@ -130,9 +130,7 @@ def test_dispatch_reads_retrieval_k_and_combined_strategy():
                 chunk_strategy="combined", answer_context="paragraph")
     hits = dispatch(frame, bm25_index(), funnel=RAW)
     assert len(hits) == 2 and sorted(hits["rank"]) == [1, 2]
-    order = bm25_index().chunks.column("chunk_id").to_pylist()
-    positions = [order.index(c) for c in hits.chunk_id]
-    assert positions == sorted(positions), "combined: reading order"
+    assert hits["rank"].iloc[0] == 1  # two documents: the best one is read first
 
 
 def test_combined_reads_the_best_document_first_and_keeps_relevance_ranks():
