@@ -27,6 +27,8 @@ CASES = [
     ("Combien de jours pour déclarer un sinistre ?", "single", "duration"),
     ("¿Cuántos meses dura el contrato?", "single", "duration"),
     ("How many years old is the building?", "single", "number"),
+    # a notice, in a contract, is the period given ("90 days' written notice")
+    ("What notice is needed to stop the renewal of the agreement?", "single", "duration"),
     # A requested unit names the type, over a year or a head noun elsewhere in the question
     ("What is the year end FY2019 total amount of inventories? Answer in USD millions.",
      "single", "amount"),
