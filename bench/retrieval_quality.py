@@ -1,6 +1,8 @@
-"""Recall@k (5, 20, 50) and MRR of each retrieval configuration on public sets.
+"""Recall@k (5, 20, 50), MRR and nDCG@20 of each retrieval configuration on public sets.
 
     python bench/retrieval_quality.py [--data ../shared/data] [--sets business_reports,financebench]
+    python bench/retrieval_quality.py --sets financebench --limit 40 \\
+        --llm-base-url http://127.0.0.1:8080/v1 --llm-model smollm2     # + rewrites, HyDE
 
 Sets (read from --data, skipped with a message when absent):
 - business_reports_ir: BEIR-style corpus (671 chunks of 30 reports), queries, qrels (11
@@ -8,11 +10,18 @@ Sets (read from --data, skipped with a message when absent):
   most ~0.22; a second row scores the same hits per report);
 - financebench: every evidence page of the 150 questions is a document (168 pages); a
   question's relevant documents are its own evidence pages.
-Documents are ranked by their best chunk (doc-level), over the top 50 chunks.
-Configurations: bm25 on the raw question; bm25 on question_df keywords (direct only; direct
-+ dictionary; all sources); dense; hybrid (RRF, k=60, weights 1/1); parent-child (hybrid on
-children, whole sections returned); hybrid + bi-encoder re-score. HyDE needs an LLM writer
-and is not measured offline.
+Documents are ranked by their best chunk (doc level), over the top 50 chunks, and scored by
+`quaestio.evaluate.evaluate_retrieval`, the function users run on their own gold.
+
+Configurations, side by side on the same questions: bm25 on the raw question; bm25 on
+question_df keywords (direct only; direct + dictionary; every offline source); dense;
+hybrid (RRF, k=60); parent-child (hybrid on children, whole sections returned); hybrid +
+bi-encoder re-score. With an LLM endpoint (--llm-base-url/--llm-model, any
+OpenAI-compatible server): bm25 on keywords + LLM rewrites (the consolidated LLM parse);
+dense + HyDE (one hypothetical passage per question, its ranking fused with the
+question's by RRF); and fused (hybrid on keywords + rewrites, HyDE on its dense branch).
+Recall at 50 is where query transformations show: they widen the candidate pool a
+reranker sees even when the top few do not move.
 """
 
 from __future__ import annotations
@@ -21,6 +30,8 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -55,80 +66,142 @@ def financebench(data: Path):
     return docs, questions, relevant
 
 
-def metrics(hits: pd.DataFrame, relevant: dict[str, set[str]], unit=None) -> dict[str, float]:
-    """Recall@k and MRR over documents ranked by their best chunk; `unit` maps a doc id to
-    the unit judged (e.g. the report a BEIR chunk belongs to)."""
+def gold_frame(questions: dict[str, str], relevant: dict[str, set[str]], unit=None):
     unit = unit or (lambda d: d)
-    relevant = {q: {unit(d) for d in docs} for q, docs in relevant.items()}
-    ranked = {qid: list(dict.fromkeys(map(unit, g.sort_values("rank").doc_id)))
-              for qid, g in hits.groupby("question_id")}
-    out = {f"R@{k}": 0.0 for k in KS} | {"MRR": 0.0}
-    for qid, gold in relevant.items():
-        docs = ranked.get(qid, [])
-        for k in KS:
-            out[f"R@{k}"] += len(gold & set(docs[:k])) / len(gold)
-        first = next((i for i, d in enumerate(docs[:50], 1) if d in gold), None)
-        out["MRR"] += 1 / first if first else 0.0
-    return {key: round(value / len(relevant), 3) for key, value in out.items()}
+    return pd.DataFrame({"question_id": list(questions), "question": list(questions.values()),
+                         "relevant_doc_ids": [sorted({unit(d) for d in relevant[q]})
+                                              for q in questions]})
 
 
-def configurations():
+def configurations(llm) -> dict[str, tuple]:
+    """label -> (backend, search options, funnel, parse): parse "offline" or "llm"."""
     from quaestio.retrieval import Funnel
 
     raw = Funnel(reranker=None, siblings=False)
-    return {
-        "bm25 raw question": ("bm25", {"query": "raw"}, raw),
-        "bm25 keywords: direct": ("bm25", {"sources": ["direct"]}, raw),
-        "bm25 keywords: direct+dictionary": ("bm25", {"sources": ["direct", "expert_dictionary"]}, raw),
-        "bm25 keywords: all sources": ("bm25", {}, raw),
-        "dense (MiniLM-L6)": ("dense", {}, raw),
-        "hybrid RRF": ("hybrid", {}, raw),
-        "parent-child (hybrid children)": ("parent", {}, raw),
+    configs = {
+        "bm25 raw question": ("bm25", {"query": "raw"}, raw, "offline"),
+        "bm25 keywords: direct": ("bm25", {"sources": ["direct"]}, raw, "offline"),
+        "bm25 keywords: + dictionary": ("bm25", {"sources": ["direct", "expert_dictionary"]},
+                                        raw, "offline"),
+        "bm25 keywords: all offline sources": ("bm25", {}, raw, "offline"),
+        "dense (MiniLM-L6)": ("dense", {}, raw, "offline"),
+        "hybrid RRF": ("hybrid", {}, raw, "offline"),
+        "parent-child (hybrid children)": ("parent", {}, raw, "offline"),
         "hybrid + bi-encoder re-score": ("hybrid", {}, Funnel(reranker="bi-encoder",
-                                                              siblings=False)),
+                                                              siblings=False), "offline"),
     }
+    if llm is not None:
+        hyde = {"hyde": "always", "hyde_writer": llm["writer"], "hyde_fuse": "rrf"}
+        configs |= {
+            "bm25 keywords: + LLM rewrites": ("bm25", {}, raw, "llm"),
+            "dense + HyDE": ("dense", hyde, raw, "offline"),
+            "fused: hybrid, rewrites + HyDE": ("hybrid", {"dense": hyde}, raw, "llm"),
+        }
+    return configs
 
 
-def run(name: str, docs, questions, relevant) -> pd.DataFrame:
+def llm_side(questions: dict[str, str], offline, base_url: str, model: str, workers: int):
+    """The LLM parse of every question and one HyDE passage each, asked up front so the
+    timed search does not include generation (dense search asks with the question's
+    `corrected_question`: the passages are keyed by it)."""
     from quaestio import parse_questions
+    from quaestio.llm import LLM
+    from quaestio.llm.helpers import hypothetical_passages
+
+    llm = LLM(base_url=base_url, model=model, timeout=300, max_retries=1, concurrency=workers)
+    frame = pd.DataFrame({"id": list(questions), "question": list(questions.values())})
+    started = time.perf_counter()
+    parsed = parse_questions(frame, id_column="id", llm=llm, as_="arrow")
+    parse_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    texts = offline.column("corrected_question").to_pylist()
+    with ThreadPoolExecutor(workers) as pool:
+        passages = dict(zip(texts, pool.map(lambda q: hypothetical_passages(q, 1, llm=llm),
+                                            texts)))
+    hyde_seconds = time.perf_counter() - started
+    statuses = Counter(s.split(":")[0] + (":" + s.split(":")[1] if ":" in s else "")
+                       for s in parsed.column("llm_status").to_pylist())
+    rewrites = sum(any(k["source"] == "llm_rewrite" for k in row)
+                   for row in parsed.column("keywords").to_pylist())
+    print(f"LLM {model}: parse {parse_seconds:.0f} s ({dict(statuses)}); questions with "
+          f"rewrites kept {rewrites}/{len(questions)}; HyDE {hyde_seconds:.0f} s, a usable "
+          f"passage for {sum(bool(p) for p in passages.values())}/{len(questions)}",
+          file=sys.stderr)
+
+    def writer(question: str, n: int) -> list[str]:
+        if question not in passages:  # an LLM spelling fix changed the text
+            passages[question] = hypothetical_passages(question, n, llm=llm)
+        return passages[question]
+
+    return {"parsed": parsed, "writer": writer}
+
+
+def run(name: str, docs, questions, relevant, llm_options) -> pd.DataFrame:
+    from quaestio import parse_questions
+    from quaestio.evaluate import evaluate_retrieval
     from quaestio.retrieval import build_index, search
 
     start = time.perf_counter()
     index = build_index(docs, embedding_model="all-MiniLM-L6-v2")
     built = time.perf_counter() - start
-    qdf = parse_questions(pd.DataFrame({"id": list(questions), "question": list(questions.values())}),
-                          id_column="id", as_="arrow")
-    rows = []
-    for label, (backend, options, funnel) in configurations().items():
+    parsed = {"offline": parse_questions(
+        pd.DataFrame({"id": list(questions), "question": list(questions.values())}),
+        id_column="id", as_="arrow")}
+    llm = llm_side(questions, parsed["offline"], **llm_options) if llm_options else None
+    if llm:
+        parsed["llm"] = llm["parsed"]
+    hits, speed = {}, {}
+    for label, (backend, options, funnel, parse) in configurations(llm).items():
         start = time.perf_counter()
-        hits = search(index, qdf, backend=backend, k=50, funnel=funnel, **options)
-        seconds = time.perf_counter() - start
-        rows.append({"set": name, "configuration": label, **metrics(hits, relevant),
-                     "q/s": round(len(questions) / seconds, 1)})
-        if name == "business_reports":  # its qrels judge whole reports: score per report too
-            rows.append({"set": "business_reports (per report)", "configuration": label,
-                         **metrics(hits, relevant, lambda d: d.split("_chunk")[0])})
+        hits[label] = search(index, parsed[parse], backend=backend, k=50, funnel=funnel,
+                             **options)
+        speed[label] = round(len(questions) / (time.perf_counter() - start), 1)
+    scored = [(name, evaluate_retrieval(hits, gold_frame(questions, relevant), ks=KS))]
+    if name == "business_reports":  # its qrels judge whole reports: score per report too
+        report = lambda d: d.split("_chunk")[0]  # noqa: E731
+        per_report = {label: frame.assign(doc_id=frame.doc_id.map(report))
+                      for label, frame in hits.items()}
+        scored.append(("business_reports (per report)", evaluate_retrieval(
+            per_report, gold_frame(questions, relevant, report), ks=KS)))
     print(f"{name}: {len(docs)} documents, {index.manifest['chunks']} chunk rows, "
           f"{len(relevant)} judged questions, index built in {built:.1f} s", file=sys.stderr)
-    return pd.DataFrame(rows)
+    tables = []
+    for set_name, table in scored:
+        table = table.assign(set=set_name, **{"q/s": table.configuration.map(speed)})
+        tables.append(table[["set", "configuration", "questions", "recall@5", "recall@20",
+                             "recall@50", "mrr", "ndcg@20", "q/s"]])
+    return pd.concat(tables)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--sets", default="business_reports,financebench")
+    parser.add_argument("--limit", type=int, help="the first N judged questions of each set")
+    parser.add_argument("--llm-base-url", help="an OpenAI-compatible endpoint: adds the "
+                                               "rewrites, HyDE and fused configurations")
+    parser.add_argument("--llm-model", default="smollm2")
+    parser.add_argument("--llm-workers", type=int, default=2,
+                        help="requests in flight (the server's parallel slots)")
     args = parser.parse_args()
     loaders = {"business_reports": (business_reports, "business_reports_ir"),
                "financebench": (financebench, "financebench")}
+    llm_options = ({"base_url": args.llm_base_url, "model": args.llm_model,
+                    "workers": args.llm_workers} if args.llm_base_url else None)
     tables = []
     for name in args.sets.split(","):
         load, folder = loaders[name]
         if not (args.data / folder).exists():
             print(f"skipping {name}: {args.data / folder} not found", file=sys.stderr)
             continue
-        tables.append(run(name, *load(args.data)))
+        docs, questions, relevant = load(args.data)
+        if args.limit:
+            questions = dict(list(questions.items())[:args.limit])
+            relevant = {q: relevant[q] for q in questions}
+        tables.append(run(name, docs, questions, relevant, llm_options))
     if tables:
-        print(pd.concat(tables).to_string(index=False))
+        with pd.option_context("display.width", 200, "display.float_format", "{:.3f}".format):
+            print(pd.concat(tables).to_string(index=False))
 
 
 if __name__ == "__main__":
