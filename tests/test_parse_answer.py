@@ -4,7 +4,8 @@ import polars as pl
 import pytest
 
 from quaestio import SatelliteError, load_satellites, parse_question
-from quaestio.analysis.answer import LiteralGate, _literal_factors, answer_shape_and_type
+from quaestio.analysis.answer import answer_shape_and_type
+from quaestio.analysis.gate import DIGIT, LiteralGate, _literal_factors
 from quaestio.analysis.pipeline import DEFAULT_STEPS
 from quaestio.analysis.rules import cue_rules
 
@@ -222,6 +223,9 @@ def test_a_shape_cue_must_target_a_shape(sat_folder):
     (r"a|bc", []),                    # a lone letter is in every question: no factor
     (r"(?:premium){e<=1}", []),       # fuzzy matching is `regex`-only: always run
     (r"[[:alpha:]]+x", []),
+    (r"\bQ\d\b", [{DIGIT}]),              # a digit is looked for, not a literal
+    (r"(?:19|20)\d{2}", [{DIGIT}, {"19", "20"}]),
+    (r"(?:\d+|twenty)\s+years", [{DIGIT, "twenty"}, {"years"}]),
 ])
 def test_literal_factors(pattern, factors):
     assert [set(f) for f in _literal_factors(pattern)] == factors
@@ -232,6 +236,29 @@ QUESTIONS = [q for q, _, _ in CASES] + [
     "In what year did the war end?", "Combien d'argent faut-il ?", "¿cuanto cuesta?",
     "What does 7847+5943 equal?", "Is it 50%?", "Who is Colin Powell?",
 ]
+
+
+MORE = ["Show the table on page 12 of the 2023 report", 'What does "force majeure" mean?',
+        "Contracts signed between March 2021 and Q3 2022 with Acme Corp", "See section 4.2",
+        "¿Qué dice la cláusula 7 del contrato firmado el 3 de mayo de 2024?", "ISO-9001 and L131-1",
+        "List: premium, deductible, excess.", "Quel est le montant au 31/12/2023 ?",
+        "What about it?", "Sheet 'Q1 sales' in the workbook, slide 3 of the deck"]
+
+
+def test_rule_sets_never_drop_a_matching_rule(bundled):
+    """Gate and alternation together, on every family, anchors and expanded date rows."""
+    from quaestio.analysis.dates import _date_rules
+    from quaestio.analysis.rules import anchor_rules, cue_rules as rules_of
+
+    families = sorted(set(bundled.tables["cues"]["family"]))
+    sets = [rules_of(bundled, f) for f in families] + [anchor_rules(bundled),
+                                                       _date_rules(bundled)[0]]
+    for ruleset in sets:
+        for question in QUESTIONS + MORE:
+            kept = {r.rule_id for r in ruleset.candidates(question, 1.0)}
+            missed = [r.rule_id for r in ruleset
+                      if r.pattern.search(question) and r.rule_id not in kept]
+            assert missed == [], f"{question!r}: the prefilter dropped {missed}"
 
 
 @pytest.mark.parametrize("family", ["answer_type", "answer_shape", "answer_type_concept"])

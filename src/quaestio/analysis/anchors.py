@@ -5,19 +5,16 @@ from __future__ import annotations
 
 from ..types import KeywordSource
 from .draft import Draft
-from .rules import anchor_rules, finditer, may_match
+from .rules import anchor_rules, candidates, finditer
 
 
 def anchor_keywords(draft: Draft) -> None:
-    rules = anchor_rules(draft.sats)
-    if not may_match(draft, rules, draft.original):
-        return
-    candidates = []
-    for order, rule in enumerate(rules):
+    found = []
+    for order, rule in enumerate(candidates(draft, anchor_rules(draft.sats), draft.original)):
         for m in finditer(draft, rule, draft.original):
-            candidates.append((-(m.end() - m.start()), order, m.start(), m.end(), rule))
+            found.append((-(m.end() - m.start()), order, m.start(), m.end(), rule))
     chosen = []
-    for _, _, start, end, rule in sorted(candidates):
+    for _, _, start, end, rule in sorted(found):
         if not draft.is_span_protected(start, end):
             draft.protect(start, end)
             chosen.append((start, end, rule))

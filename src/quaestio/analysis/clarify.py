@@ -23,7 +23,7 @@ import regex
 from ..types import KeywordSource
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, cue_rules, language_rules, may_match, search
+from .rules import Rule, candidates, cue_rules, language_rules, search
 from .text import fold
 
 _OTHER_CONTENT_WORDS = {"deictic_reference": 1, "ambiguous_concept": 0}
@@ -60,9 +60,8 @@ def _has_context(draft: Draft) -> bool:
 
 def _from_rows(draft: Draft):
     """The strongest `clarification` or `deictic` row that matches and is not resolved."""
-    families = [f for f in ("clarification", "deictic")
-                if may_match(draft, language_rules(draft.sats, f, draft.language), draft.original)]
-    rules = [r for f in families for r in language_rules(draft.sats, f, draft.language)]
+    rules = [r for f in ("clarification", "deictic") for r in
+             candidates(draft, language_rules(draft.sats, f, draft.language), draft.original)]
     for rule in sorted(rules, key=lambda r: -r.weight):
         m = search(draft, rule, draft.original)
         if m is None:

@@ -32,7 +32,7 @@ from ..satellites import Satellites
 from ..satellites.schemas import compile_pattern
 from .draft import Draft
 from .hints import pick_matches
-from .rules import Rule, RuleSet, cue_rules
+from .rules import Rule, RuleSet, cue_rules, make_ruleset
 
 _PLACEHOLDER = regex.compile(r"(?<!\(\?P)<month>")  # not the name of a group (?P<month>...)
 _FIELDS = ("year", "month", "day", "quarter", "half", "n")
@@ -99,9 +99,7 @@ def _date_rules(sats: Satellites) -> tuple[RuleSet, list[Rule]]:
                   compile_pattern(_PLACEHOLDER.sub(lambda _: alternation, r.pattern.pattern),
                                   regex.IGNORECASE), r.weight)
              for r in cue_rules(sats, "date")]
-    prefilter = regex.compile("|".join(f"(?:{r.pattern.pattern})" for r in rules),
-                              regex.IGNORECASE) if rules else None
-    return RuleSet(tuple(rules), prefilter), months
+    return make_ruleset(rules), months
 
 
 def _mention(rule: Rule, m: regex.Match, text: str, months: list[Rule]) -> DateMention | None:

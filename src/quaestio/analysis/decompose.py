@@ -39,7 +39,7 @@ from ..satellites import Satellites, bundled_satellites
 from ..types import DecompositionPattern, KeywordSource
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, cue_rules, finditer, language_rules, may_match, search
+from .rules import Rule, candidates, cue_rules, finditer, language_rules, search
 from .subquestions import finish, substitute, wrap
 from .text import tokenize
 from .unified import boost, shared_concept
@@ -65,9 +65,8 @@ def has_compound_indicators(question: str, satellites: Satellites | None = None)
     ruleset = cue_rules(sats, "compound")
     timeout = sats.defaults.regex_timeout_ms / 1000
     try:
-        if ruleset.prefilter is not None:
-            return ruleset.prefilter.search(question, timeout=timeout) is not None
-        return any(r.pattern.search(question, timeout=timeout) for r in ruleset)
+        return any(r.pattern.search(question, timeout=timeout)
+                   for r in ruleset.candidates(question, timeout))
     except TimeoutError:
         return True
 
@@ -75,7 +74,8 @@ def has_compound_indicators(question: str, satellites: Satellites | None = None)
 def decompose(draft: Draft) -> None:
     """Fill decomposition_pattern, sub_questions and conditional_filter from the cue rows."""
     text = draft.original
-    if not may_match(draft, language_rules(draft.sats, "compound", draft.language), text):
+    compound = language_rules(draft.sats, "compound", draft.language)
+    if not any(search(draft, rule, text) for rule in candidates(draft, compound, text)):
         return
     case_blind = _is_case_blind(draft)
     for rule in _structure_rules(draft.sats):

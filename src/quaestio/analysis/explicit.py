@@ -7,7 +7,7 @@ import regex
 
 from ..types import KeywordSource
 from .draft import Draft
-from .rules import cue_rules, finditer, may_match, search
+from .rules import candidates, cue_rules, finditer, search
 
 _SEPARATOR = regex.compile(r"\s*[,;]\s*(?:(?:and|or|et|ou|y|o|e|u)\s+)?|\s+(?:and|or|et|ou|y|o|e|u)\s+")
 _TRIM = " \t\"'“”«»„`.:"
@@ -17,7 +17,7 @@ def explicit_keywords(draft: Draft) -> None:
     weight = draft.sats.defaults.weight_explicit
     found: list[tuple[int, int, str, str]] = []  # start, end, text, rule_id
     quotes = cue_rules(draft.sats, "explicit_quote")
-    for rule in quotes if may_match(draft, quotes, draft.original) else ():
+    for rule in candidates(draft, quotes, draft.original):
         for m in finditer(draft, rule, draft.original):
             if draft.is_span_protected(*m.span()):
                 continue  # inside a quote another quote form already took
@@ -29,7 +29,7 @@ def explicit_keywords(draft: Draft) -> None:
                 draft.protect(*m.span())
     ends = cue_rules(draft.sats, "explicit_list_end")
     lists = cue_rules(draft.sats, "explicit_list")
-    for rule in lists if may_match(draft, lists, draft.original) else ():
+    for rule in candidates(draft, lists, draft.original):
         for m in finditer(draft, rule, draft.original):
             stops = [e.start() for end_rule in ends
                      if (e := search(draft, end_rule, draft.original, m.end()))]

@@ -29,7 +29,7 @@ from rapidfuzz.utils import default_process
 from ..types import AnswerContext, AnswerShape, LayoutHint
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, RuleSet, cue_rules, finditer, may_match
+from .rules import Rule, RuleSet, candidates, cue_rules, finditer
 from .text import fold
 
 T = TypeVar("T")
@@ -170,10 +170,10 @@ def pick_matches(draft: Draft, rules: RuleSet, text: str,
     then `*` rows, then the others, until `accept` takes one; a span that none of them accepts
     (a date that does not exist) is consumed all the same, so no shorter row reads part of it.
     """
-    if not rules.rules or not may_match(draft, rules, text):
-        return []
-    found, blind = [], _casing_is_noise(draft)
-    for order, rule in enumerate(rules):
+    found, blind = [], None
+    for order, rule in enumerate(candidates(draft, rules, text)):
+        if _CASED in rule.pattern.pattern:
+            blind = _casing_is_noise(draft) if blind is None else blind
         if blind and _CASED in rule.pattern.pattern:
             continue
         rank = 0 if rule.language == draft.language else 1 if rule.language == "*" else 2

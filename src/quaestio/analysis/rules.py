@@ -1,8 +1,9 @@
 """Compiled rule rows (cues, anchors) and time-limited matching of analyst-written regexes.
 
-Each family of rules also gets one combined alternation used as a prefilter: when it finds
-nothing, no rule of the family can match, and the per-rule scans are skipped. Most questions
-hold no quote, list or anchor, so they pay for one scan per family instead of one per rule.
+Each family of rules also gets a prefilter, so that a question pays for the few rules it
+can trigger instead of one scan per rule: a literal gate (`gate.LiteralGate`, one
+Aho-Corasick pass over the literals each pattern needs) for the rules it can read, and one
+combined alternation for the others (quote marks, patterns `re` cannot parse).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..errors import WarningCode
 from ..satellites import Satellites
 from ..satellites.schemas import SPECS, compile_pattern, pattern_flags
 from .draft import Draft
+from .gate import LiteralGate
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,20 @@ class Rule:
 @dataclass(frozen=True)
 class RuleSet:
     rules: tuple[Rule, ...]
-    prefilter: regex.Pattern | None  # None when the patterns cannot be combined
+    gate: LiteralGate  # the rules it has literals for
+    free: regex.Pattern | None  # the alternation of the rules the gate cannot read
 
     def __iter__(self):
         return iter(self.rules)
+
+    def candidates(self, text: str, timeout: float) -> list[Rule]:
+        """The rules that may match `text` (all the others cannot), in table order."""
+        try:
+            free = self.free is not None and \
+                self.free.search(text, timeout=timeout) is not None
+        except TimeoutError:
+            free = True  # let the rules run one by one, each under its own limit
+        return self.gate.candidates(text.casefold(), free)
 
 
 def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
@@ -45,27 +57,29 @@ def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
             for rec in sats.tables[table].iter_rows(named=True)]
 
 
-def _ruleset(rules: list[Rule]) -> RuleSet:
-    parts = []
-    for rule in rules:
-        flag = "i" if rule.pattern.flags & regex.IGNORECASE else "-i"
-        parts.append(f"(?{flag}:{rule.pattern.pattern})")
+def make_ruleset(rules: list[Rule]) -> RuleSet:
+    gate = LiteralGate(rules)
+    parts = [f"(?{'i' if r.pattern.flags & regex.IGNORECASE else '-i'}:{r.pattern.pattern})"
+             for r, need in zip(rules, gate.needs) if not need]
     try:
-        prefilter = regex.compile("|".join(parts)) if parts else None
+        free = regex.compile("|".join(parts)) if parts else None
     except regex.error:  # e.g. numbered back-references that the alternation would shift
-        prefilter = None
-    return RuleSet(tuple(rules), prefilter)
+        free = regex.compile("")  # matches everywhere: those rules always run
+    return RuleSet(tuple(rules), gate, free)
 
 
 def _by_family(sats: Satellites) -> dict[str, RuleSet]:
     families: dict[str, list[Rule]] = {}
     for rule in _compile(sats, "cues", "cue_id"):
         families.setdefault(rule.family, []).append(rule)
-    return {family: _ruleset(rules) for family, rules in families.items()}
+    return {family: make_ruleset(rules) for family, rules in families.items()}
 
 
 def cue_rules(sats: Satellites, family: str) -> RuleSet:
-    return sats.cached("cue_rules", _by_family).get(family, RuleSet((), None))
+    families = sats.cached("cue_rules", _by_family)
+    if family not in families:  # a family without rows: cached like the others
+        families[family] = make_ruleset([])
+    return families[family]
 
 
 def language_rules(sats: Satellites, family: str, language: str | None) -> RuleSet:
@@ -73,23 +87,19 @@ def language_rules(sats: Satellites, family: str, language: str | None) -> RuleS
     their own prefilter, so a French "que" never slows an English question down."""
     by_language = sats.cached(f"language_rules:{family}", lambda s: {})
     if language not in by_language:
-        by_language[language] = _ruleset([r for r in cue_rules(sats, family)
+        by_language[language] = make_ruleset([r for r in cue_rules(sats, family)
                                           if language is None or r.language in (language, "*")])
     return by_language[language]
 
 
 def anchor_rules(sats: Satellites) -> RuleSet:
-    return sats.cached("anchor_rules", lambda s: _ruleset(_compile(s, "anchors", "anchor_id")))
+    return sats.cached("anchor_rules",
+                       lambda s: make_ruleset(_compile(s, "anchors", "anchor_id")))
 
 
-def may_match(draft: Draft, ruleset: RuleSet, text: str, pos: int = 0) -> bool:
-    """False only when no rule of the set can match `text` from `pos`."""
-    if ruleset.prefilter is None:
-        return bool(ruleset.rules)
-    try:
-        return ruleset.prefilter.search(text, pos, timeout=_timeout(draft)) is not None
-    except TimeoutError:
-        return True  # let the rules run one by one, each under its own limit
+def candidates(draft: Draft, ruleset: RuleSet, text: str) -> list[Rule]:
+    """The rules of the set that may match `text`, under the analyst's regex time limit."""
+    return ruleset.candidates(text, _timeout(draft))
 
 
 def finditer(draft: Draft, rule: Rule, text: str, pos: int = 0, *,
