@@ -13,6 +13,7 @@ from quaestio.confirm import find_values
 from quaestio.confirm.numbers import parse_figure, parse_words
 from quaestio.confirm.validators import date_exists, iban_mod97, luhn
 from quaestio.errors import QuaestioWarning, UnknownNameError
+from quaestio.satellites import bundled_satellites
 from quaestio.satellites import load_satellites
 
 
@@ -212,3 +213,29 @@ def test_a_catastrophic_analyst_pattern_times_out_and_the_others_still_run():
 def test_percent_encoding_in_a_url_is_not_a_percentage():
     text = "rates of 50% and 3.5 %; https://x.com/q?a=30%25%2020%28b%29 and 12%."
     assert found(text, "percentage", "en") == [("50%", 50.0), ("3.5 %", 3.5), ("12%", 12.0)]
+
+
+GATE_TEXTS = [
+    "The premium is €125,000.00 per year, due on 1 March 2024 (see p. 3).",
+    "Prime : 125 000 € HT, payable le 1er janvier 2025, soit 12,5 % du total.",
+    "Vence el 3 de mayo de 2024; la prima es de 323 millones de euros.",
+    "Call +44 20 7946 0958 or write to claims@example.com, https://example.com/x",
+    "IBAN DE89 3704 0044 0532 0130 00, within 30 days, 2.5%, 14 days, P3Y",
+    "twenty-five dollars and fifty cents, the third quarter, next Tuesday",
+    "| Net income | 142 MEUR | 3.5 MMUSD |  FY2023 Q3 2022 31/12/2023 2023-06-15",
+]
+
+
+@pytest.mark.parametrize("answer_type", ["amount", "percentage", "date", "duration", "number",
+                                         "email", "phone", "url", "iban"])
+def test_the_passage_prefilter_never_skips_a_branch_that_matches(answer_type):
+    from quaestio.confirm.patterns import _gate, patterns_for
+
+    sats = bundled_satellites()
+    patterns = patterns_for(sats, answer_type, None)
+    gate = _gate(sats, patterns)
+    for text in GATE_TEXTS:
+        kept = {id(b.pattern) for b in gate.candidates(text.casefold())}
+        missed = [p.pattern_id for p in patterns for branch in p.branches
+                  if branch.search(text) and id(branch) not in kept]
+        assert missed == [], f"{text!r}: the prefilter skipped {missed}"

@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 import regex
 
+from ..analysis.gate import LiteralGate
 from ..analysis.rules import timed_finditer
 from ..errors import QuaestioError, QuaestioWarning, WarningCode
 from ..satellites import Satellites, bundled_satellites
@@ -172,14 +173,34 @@ def has_patterns(sats: Satellites, answer_type: str) -> bool:
     return bool(patterns_for(sats, answer_type, None))
 
 
+@dataclass(frozen=True)
+class _Branch:
+    order: int  # of its row among the patterns scanned
+    pattern: regex.Pattern
+
+
+def _gate(sats: Satellites, patterns: tuple[Pattern, ...]) -> LiteralGate:
+    """The literal prefilter of these rows' branches: a passage without a month name, a
+    digit or an "@" skips the branches that need one (`analysis.gate`)."""
+    gates = sats.cached("confirm_gates", lambda s: {})
+    key = tuple(p.pattern_id for p in patterns)
+    if key not in gates:
+        gates[key] = LiteralGate([_Branch(order, branch) for order, p in enumerate(patterns)
+                                  for branch in p.branches])
+    return gates[key]
+
+
 def scan(patterns: tuple[Pattern, ...], text: str, *, language: str | None, timeout: float,
          sats: Satellites, warnings: list[str] | None = None) -> list[Value]:
     """Every value the patterns find, parsed and validated; where matches of several rows
     overlap, the longest wins (then the earliest row)."""
     found: list[tuple[int, int, int, Value]] = []
+    runnable: dict[int, list[regex.Pattern]] = {}
+    for branch in _gate(sats, patterns).candidates(text.casefold()):
+        runnable.setdefault(branch.order, []).append(branch.pattern)
     for order, pattern in enumerate(patterns):
         matches = []
-        for branch in pattern.branches:
+        for branch in runnable.get(order, ()):
             found_here = timed_finditer(branch, text, timeout)
             if found_here is None:
                 matches = None
