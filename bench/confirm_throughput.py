@@ -6,7 +6,8 @@ synthetic set when the data is absent. One question per answer type hits every p
 
 - bare scan: `finditer` of every pattern row of the type over every passage, nothing else
   (each top-level alternative apart, as find_values runs them; and each row as written);
-- find_values: the same scans, plus value parsing, validators and overlap resolution;
+- find_values: the same patterns behind the literal prefilter (a passage skips the branches
+  whose literals it lacks), plus value parsing, validators and overlap resolution;
 - confirm: find_values + zones + keyword matching + answers_df and verdicts (Arrow out).
 
 MB/s counts the passage bytes read once per answer type, the same for the three stages,
