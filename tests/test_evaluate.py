@@ -251,6 +251,10 @@ def test_eval_command_with_an_index_scores_retrieval_and_answers(tmp_path):
     wrong = pl.read_csv(failures)
     assert wrong["question_id"].cast(pl.String).to_list() == ["2"]
     assert wrong["failure_mode"].to_list() == ["wrong_value"]
+    without = CliRunner().invoke(cli, ["eval", str(gold)])
+    assert without.exit_code == 0, without.output
+    assert "not scored without --index INDEX: relevant_sections, expected_value" in \
+        without.output
 
 
 def test_the_bundled_retrieval_gold_names_sections_of_the_bundled_corpus():

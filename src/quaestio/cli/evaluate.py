@@ -59,12 +59,16 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
                                 for a, b in zip(result, answers)))
         result = result._replace(modes=result.modes.sort("count", "failure_mode",
                                                          descending=[True, False]))
+    downstream = [c for c in ("relevant_chunk_ids", "relevant_sections", "relevant_doc_ids",
+                              "expected_value") if c in gold.columns]
+    not_scored = [] if index_path else downstream
     if failures_path:
         result.failures.write_csv(failures_path)
     if as_json:
         click.echo(json.dumps({"questions": gold.height,
                                "metrics": result.metrics.to_dicts(),
                                "retrieval": None if retrieval is None else retrieval.to_dicts(),
+                               "not_scored": not_scored,
                                "failure_modes": result.modes.drop("example").to_dicts()},
                               indent=2))
         return
@@ -72,6 +76,8 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
                    float_precision=3, tbl_hide_column_data_types=True):
         click.echo(f"{gold.height} gold questions\n")
         click.echo(result.metrics)
+        if not_scored:
+            click.echo(f"not scored without --index INDEX: {', '.join(not_scored)}")
         if retrieval is not None:
             click.echo(f"\nretrieval ({retrieval['configuration'][0]}, "
                        f"{retrieval['level'][0]} level):")
