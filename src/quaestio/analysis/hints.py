@@ -173,9 +173,10 @@ def pick_matches(draft: Draft, rules: RuleSet, text: str,
     found, blind = [], None
     for order, rule in enumerate(candidates(draft, rules, text)):
         if _CASED in rule.pattern.pattern:
-            blind = _casing_is_noise(draft) if blind is None else blind
-        if blind and _CASED in rule.pattern.pattern:
-            continue
+            if blind is None:  # read the question's casing only when a row depends on it
+                blind = _casing_is_noise(draft)
+            if blind:
+                continue
         rank = 0 if rule.language == draft.language else 1 if rule.language == "*" else 2
         found += [(m.start(), -m.end(), rank, order, rule, m)
                   for m in finditer(draft, rule, text) if m.end() > m.start()]
