@@ -31,7 +31,9 @@ class LiteralGate:
     one of its nouns; `\\d` needs a digit). A rule runs only when all its factors are
     present, so a question pays for the few rules it can trigger. A combined alternation of
     the patterns costs more than the rules themselves (the date rows' took 170 µs a
-    question); a pattern that cannot be parsed simply always runs.
+    question). A pattern it cannot read has no factor: `candidates(free=True)` keeps it
+    (`rules.RuleSet` asks one alternation of those rows first). The "rules" are anything
+    with a compiled `.pattern`: cue rows, or the branches of confirmation patterns.
     """
 
     def __init__(self, rules: list[Rule]):
