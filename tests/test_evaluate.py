@@ -178,10 +178,10 @@ def verdicts(*rows):
 
 def test_answers_compare_typed_values_and_expected_absence():
     gold = pl.DataFrame({
-        "question_id": ["a", "b", "c", "d", "e", "f", "g", "h"],
-        "question": list("abcdefgh"),
+        "question_id": ["a", "b", "c", "d", "e", "f", "g", "h", "i"],
+        "question": list("abcdefghi"),
         "expected_value": ["480 EUR", "1 March 2024", "93.1%", "none", "none", "250 EUR",
-                           "Berlin", None]})
+                           "Berlin", None, "Berlin"]})
     got = verdicts(("a", "amount", "found", "EUR 480.00"),       # same amount, other form
                    ("b", "date", "found", "2024-03-01"),         # same date, ISO
                    ("c", "percentage", "found", "95.4%"),        # another value
@@ -189,14 +189,16 @@ def test_answers_compare_typed_values_and_expected_absence():
                    ("e", "amount", "found", "40 EUR"),           # a value where none is
                    ("f", "amount", "no_evidence", None),         # missed
                    ("g", "text", "found", "berlin"),             # text, compared folded
-                   ("h", "amount", "found", "1 EUR"))            # no gold value: not scored
+                   ("h", "amount", "found", "1 EUR"),            # no gold value: not scored
+                   ("i", "text", "skipped", None))               # no patterns for text
     result = evaluate_answers(got, gold, as_="polars")
     m = result.metrics.row(0, named=True)
-    assert (m["n"], m["correct"]) == (7, 4)
+    assert (m["n"], m["correct"]) == (8, 4)
     assert m["precision"] == pytest.approx(3 / 5)   # a, b, g right among 5 confirmed
-    assert m["recall"] == pytest.approx(3 / 5)      # of the 5 values the gold expects
+    assert m["recall"] == pytest.approx(3 / 6)      # of the 6 values the gold expects
     modes = dict(zip(result.failures["question_id"], result.failures["failure_mode"]))
-    assert modes == {"c": "wrong_value", "e": "false_value", "f": "missed_value"}
+    assert modes == {"c": "wrong_value", "e": "false_value", "f": "missed_value",
+                     "i": "unconfirmable_type"}
     confusion = {(r["expected"], r["got"]): r["count"] for r in result.confusion.to_dicts()}
     assert confusion[("value", "found (wrong)")] == 1 and confusion[("none", "not_found")] == 1
 

@@ -37,7 +37,8 @@ def evaluate_answers(verdicts: Any, gold: Any, *, satellites: Satellites | None 
     (right values among the answers the gold expects); the confusion counts expected
     value/none against the verdict; the failure modes are `wrong_value` (another value
     was confirmed), `missed_value` (none was, though the gold has one), `false_value` (one
-    was, though the gold says none) and `missing_row` (no verdict for the question).
+    was, though the gold says none), `unconfirmable_type` (the question's answer type has
+    no patterns, e.g. text: a wrong type, or rows to add) and `missing_row` (no verdict).
     """
     from ..confirm import find_values
 
@@ -74,6 +75,8 @@ def evaluate_answers(verdicts: Any, gold: Any, *, satellites: Satellites | None 
             mode = "missing_row"
         elif wants_none:
             mode = "false_value" if found else None
+        elif outcome == "skipped":  # no patterns for the type: nothing could confirm it
+            mode = "unconfirmable_type"
         elif not found:
             mode = "missed_value"
         else:
