@@ -119,8 +119,8 @@ def llm_side(questions: dict[str, str], offline, base_url: str, model: str, work
         passages = dict(zip(texts, pool.map(lambda q: hypothetical_passages(q, 1, llm=llm),
                                             texts)))
     hyde_seconds = time.perf_counter() - started
-    statuses = Counter(s.split(":")[0] + (":" + s.split(":")[1] if ":" in s else "")
-                       for s in parsed.column("llm_status").to_pylist())
+    statuses = Counter(":".join(status.split(":")[:2])
+                       for status in parsed.column("llm_status").to_pylist())
     rewrites = sum(any(k["source"] == "llm_rewrite" for k in row)
                    for row in parsed.column("keywords").to_pylist())
     print(f"LLM {model}: parse {parse_seconds:.0f} s ({dict(statuses)}); questions with "

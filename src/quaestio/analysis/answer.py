@@ -59,15 +59,14 @@ def answer_shape_and_type(draft: Draft) -> None:
     # Cues read the question as typed: question words are short and common, and a
     # spelling correction of a rare word ("dedica" -> "médica") would invent evidence.
     text = draft.original
-    folded = text.casefold()
-    type_evidence = _cue_evidence(draft, TYPE_FAMILY, text, folded)
-    type_evidence += _concept_evidence(draft, text, folded)
+    type_evidence = _cue_evidence(draft, TYPE_FAMILY, text)
+    type_evidence += _concept_evidence(draft, text)
     draft.columns["answer_type"] = _decide(draft, type_evidence, FALLBACK_TYPE)
-    shape_evidence = _cue_evidence(draft, SHAPE_FAMILY, text, folded)
+    shape_evidence = _cue_evidence(draft, SHAPE_FAMILY, text)
     draft.columns["answer_shape"] = _decide(draft, shape_evidence, FALLBACK_SHAPE)
 
 
-def _cue_evidence(draft: Draft, family: str, text: str, folded: str) -> list[Evidence]:
+def _cue_evidence(draft: Draft, family: str, text: str) -> list[Evidence]:
     # Only the question's own language: cues of other languages meet false friends (the
     # Spanish "nombre de" is "name of", the French "nombre de" is "number of").
     found = []
@@ -79,7 +78,7 @@ def _cue_evidence(draft: Draft, family: str, text: str, folded: str) -> list[Evi
     return found
 
 
-def _concept_evidence(draft: Draft, text: str, folded: str) -> list[Evidence]:
+def _concept_evidence(draft: Draft, text: str) -> list[Evidence]:
     defaults = draft.sats.cached("concept_answer_types", _concept_answer_types)
     typed = [c for c in draft.concepts if c in defaults]
     if not typed:
