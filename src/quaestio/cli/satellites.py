@@ -57,8 +57,26 @@ def stats(folder: str | None, as_json: bool) -> None:
 @satellites.command()
 @click.argument("folder", type=click.Path(file_okay=False))
 def export(folder: str) -> None:
-    """Write the bundled tables into FOLDER, one CSV per table, to start your own set."""
-    from ..satellites import bundled_satellites
+    """Copy the bundled tables into FOLDER, file by file, to start your own set.
 
-    for path in bundled_satellites().write(folder):
-        click.echo(path)
+    The bundled split is kept (`concept_keywords.currencies.csv` stays its own file), so a
+    closed set can later be replaced on its own with `satellites load --bundled`. Existing
+    files are never overwritten: FOLDER must not hold any of them.
+    """
+    from importlib import resources
+    from pathlib import Path
+
+    bundled = resources.files("quaestio.satellites") / "data"
+    sources = sorted((f for f in bundled.iterdir() if f.name.endswith(".csv")),
+                     key=lambda f: f.name)
+    out = Path(folder)
+    taken = [f.name for f in sources if (out / f.name).exists()]
+    if taken:
+        raise click.ClickException(
+            f"{folder} already holds {', '.join(taken)}; nothing was written "
+            f"(export into an empty or new folder)")
+    out.mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        target = out / source.name
+        target.write_bytes(source.read_bytes())
+        click.echo(target)
