@@ -62,3 +62,24 @@ def test_bundled_tables_ship_inside_the_package():
 
     files = {p.name for p in (resources.files("quaestio.satellites") / "data").iterdir()}
     assert {"concepts.insurance.csv", "stopwords.csv", "defaults.csv"} <= files
+
+
+def test_the_command_line_help_loads_no_data_engine():
+    # `quaestio --help` and the registration of every command must not pay for pandas,
+    # polars or pyarrow (about a second of start-up on this machine).
+    code = ("import sys; from quaestio.cli import cli; "
+            "from click.testing import CliRunner; CliRunner().invoke(cli, ['--help']); "
+            "print([m for m in ('pandas', 'polars', 'pyarrow', 'regex', 'quaestio.analysis') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_importing_a_subpackage_first_keeps_the_verb_of_the_same_name():
+    code = ("import quaestio.confirm, quaestio.evaluate, quaestio; "
+            "from quaestio import confirm, evaluate; "
+            "print(callable(confirm), callable(evaluate), quaestio.types.__name__)")
+    out = subprocess.run([sys.executable, "-W", "error::ImportWarning", "-c", code],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "quaestio.types"]

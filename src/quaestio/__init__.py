@@ -1,31 +1,35 @@
 """quaestio: turn a question into one typed, auditable row of `question_df`."""
 
+from __future__ import annotations
+
+import importlib
+import sys
+from types import ModuleType as _ModuleType
+from typing import Any
+
 __version__ = "0.1.0"
 
-import importlib  # noqa: E402
-
-from .analysis import (DEFAULT_STEPS, has_compound_indicators, parse_question,  # noqa: E402
-                       parse_questions, prepare)
-from .errors import (QuaestioError, QuestionError, ReasonCode, SatelliteError,  # noqa: E402
-                     UnknownNameError)
-from .satellites import Satellites, load_satellites  # noqa: E402
-from .schema import COLUMNS, QUESTION_SCHEMA  # noqa: E402
-from .types import (AnswerShape, Keyword, KeywordSource, ParsedQuestion,  # noqa: E402
-                    ScopeFilters, StructuralHints)
-
-# The verbs of the later layers, importable from the top (`from quaestio import search`)
-# but loaded on first use, so that `import quaestio` stays as light as parsing needs.
+# Every public name is importable from the top (`from quaestio import parse_question`) but
+# loaded on first use, so that `quaestio --help` or `import quaestio.errors` pays for neither
+# pandas, polars and pyarrow nor the later layers.
 _LAZY = {
+    **dict.fromkeys(("DEFAULT_STEPS", "has_compound_indicators", "parse_question",
+                     "parse_questions", "prepare"), "quaestio.analysis"),
+    **dict.fromkeys(("QuaestioError", "QuestionError", "ReasonCode", "SatelliteError",
+                     "UnknownNameError"), "quaestio.errors"),
+    **dict.fromkeys(("Satellites", "load_satellites"), "quaestio.satellites"),
+    **dict.fromkeys(("COLUMNS", "QUESTION_SCHEMA"), "quaestio.schema"),
+    **dict.fromkeys(("AnswerShape", "Keyword", "KeywordSource", "ParsedQuestion",
+                     "ScopeFilters", "StructuralHints"), "quaestio.types"),
     "LLM": "quaestio.llm",
-    "build_index": "quaestio.retrieval", "open_index": "quaestio.retrieval",
-    "search": "quaestio.retrieval", "dispatch": "quaestio.retrieval",
-    "confirm": "quaestio.confirm", "find_values": "quaestio.confirm",
-    "evaluate": "quaestio.evaluate", "evaluate_answers": "quaestio.evaluate",
-    "evaluate_retrieval": "quaestio.evaluate", "read_gold": "quaestio.evaluate",
+    **dict.fromkeys(("build_index", "open_index", "search", "dispatch"), "quaestio.retrieval"),
+    **dict.fromkeys(("confirm", "find_values"), "quaestio.confirm"),
+    **dict.fromkeys(("evaluate", "evaluate_answers", "evaluate_retrieval", "read_gold"),
+                    "quaestio.evaluate"),
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
@@ -33,15 +37,21 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'quaestio' has no attribute {name!r}")
 
 
+class _Package(_ModuleType):
+    # Importing the subpackage `quaestio.confirm` (or `.evaluate`) binds the module to the
+    # package attribute of the same name; the verb `quaestio.confirm` must stay the verb.
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, _ModuleType) and _LAZY.get(name) == value.__name__:
+            self.__dict__.pop(name, None)  # the verb loads on next access
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = [
-    "COLUMNS", "DEFAULT_STEPS", "LLM", "QUESTION_SCHEMA", "AnswerShape", "Keyword",
-    "KeywordSource", "ParsedQuestion", "QuaestioError", "QuestionError", "ReasonCode",
-    "SatelliteError", "Satellites", "ScopeFilters", "StructuralHints", "UnknownNameError",
-    "build_index", "confirm", "dispatch", "evaluate", "evaluate_answers", "evaluate_retrieval",
-    "find_values", "has_compound_indicators", "load_satellites", "open_index",
-    "parse_question", "parse_questions", "prepare", "read_gold", "search",
-]
+__all__ = sorted(_LAZY)
