@@ -67,11 +67,13 @@ def _name(source: Any) -> str:
 
 
 def _progress(items, source: Any, progress: bool | None):
-    if progress is False:
+    # A bar is for a person watching a terminal; redirected output gets none, even when the
+    # command line asked for progress (its own summary line says what was done).
+    if progress is False or not sys.stderr.isatty():
         return items
     if progress is None:
         total = len(source) if hasattr(source, "columns") else None
-        if not (sys.stderr.isatty() and (total is None or total >= 200)):
+        if total is not None and total < 200:
             return items
     from tqdm import tqdm
 
