@@ -3,8 +3,8 @@
 The parser is the `value_parser` of the answer type's `answer_types` row. It reads the named
 groups of the row's pattern (`num`, `mult`, `cur`; `day`, `month`, `year` or `a`, `b`, `year`;
 `n`, `unit`; `bp`) and raises `Reject` when the text only looks like a value (a phone number
-with 5 digits, an IBAN whose checksum fails under the `iban_mod97` validator, 31 February
-under `date_exists`). A value it cannot compute (a relative date, "a few days") is kept,
+with 5 digits, an IBAN whose checksum or country layout fails under the `iban_mod97`
+validator, 31 February under `date_exists`). A value it cannot compute (a relative date, "a few days") is kept,
 with value None: the text is still evidence of the type.
 """
 
@@ -18,7 +18,7 @@ import regex
 
 from .numbers import parse_number, scale
 from .dates import parse_date
-from .validators import Reject, iban_mod97
+from .validators import Reject, iban_valid
 
 
 class Amount(NamedTuple):
@@ -183,7 +183,7 @@ def _iban(m, text, span, language, pattern, sats):
         compact = "".join(g.group() for g in groups[:last]).upper()
         if pattern.validator != "iban_mod97" and 15 <= len(compact) <= 34:
             return compact, (span[0], span[0] + len(candidate))
-        if iban_mod97(compact):
+        if iban_valid(compact):
             return compact, (span[0], span[0] + len(candidate))
         if any(ch.isdigit() for ch in groups[last - 1].group()):
             break
