@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from quaestio.confirm import find_values
+from quaestio.confirm.dates import RelativeDate
 from quaestio.confirm.numbers import parse_figure, parse_words
 from quaestio.confirm.validators import date_exists, iban_mod97, iban_valid, luhn
 from quaestio.errors import QuaestioWarning, UnknownNameError
@@ -84,9 +85,9 @@ def test_dates_that_do_not_exist_are_rejected():
     assert found("on 29/02/2024", "date", "fr") == [("29/02/2024", dt.date(2024, 2, 29))]
 
 
-def test_relative_dates_are_found_without_a_value():
-    assert found("we meet tomorrow", "date", "en") == [("tomorrow", None)]
-    assert found("nos vemos mañana", "date", "es") == [("mañana", None)]
+def test_relative_dates_carry_their_offset_and_a_weekday_has_none():
+    assert found("we meet tomorrow", "date", "en") == [("tomorrow", RelativeDate(days=1))]
+    assert found("nos vemos mañana", "date", "es") == [("mañana", RelativeDate(days=1))]
     assert found("rendez-vous vendredi prochain", "date", "fr") == [("vendredi prochain", None)]
 
 
