@@ -191,3 +191,19 @@ def month_number(sats, text: str, language: str | None) -> int | None:
         if rule.pattern.fullmatch(word) or rule.pattern.fullmatch(word + "."):
             return int(rule.target)
     return None
+
+
+def resolve_values(values: list, reference: Any) -> list:
+    """`Value`s with their partial and relative dates resolved against `reference` (a date or
+    an ISO string); other values are returned unchanged."""
+    import dataclasses
+
+    if not isinstance(reference, dt.date):
+        try:
+            reference = dt.date.fromisoformat(str(reference))
+        except ValueError as exc:
+            raise ValueError(f"reference_date must be a date or YYYY-MM-DD, got "
+                             f"{reference!r}") from exc
+    elif isinstance(reference, dt.datetime):
+        reference = reference.date()
+    return [dataclasses.replace(v, value=resolve_date(v.value, reference)) for v in values]

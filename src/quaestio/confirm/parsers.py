@@ -176,6 +176,10 @@ def _duration(m, text, span, language, pattern, sats):
         n = Decimal("0.5")
     else:
         n = parse_number(raw, language)
+    # "ninety (90) days": the figures restate the words; where they disagree the words
+    # prevail, as drafting convention (and the UCC's rule for instruments) has it.
+    if n is None and _group(m, "n2"):
+        n = Decimal(m.group("n2"))
     if n is None:
         return None, span
     if regex.search(r"(?:and\s+(?:a\s+)?half|y\s+medi[oa]|et\s+demie?)$", text, regex.I):
