@@ -15,9 +15,16 @@ text holds none). Sources:
   tard"), and `none` rows of lookalikes (article numbers, floors, heights, phone numbers).
 
 Rows alternate between the halves within each (type, source) group, so the halves share
-templates ("N millions de $" is in both): the held-out figures are optimistic. A predicted
-span is right when it shares a character with a gold span (overlap) or equals it (exact);
-precision counts every value found in the rows of the type and in the `none` rows.
+templates ("N millions de $" is in both): the held-out figures are optimistic. A third set,
+`unseen`, was added after the rules were written and is scored as it comes, never tuned on:
+the French DateParser spec (other inputs than the DateExtractor's, each with a reference date
+and the resolved date) and four rows of the French PercentModelPercentMode spec. There is no
+unseen set for amounts (upstream has one French currency file).
+
+A predicted span is right when it shares a character with a gold span (overlap) or equals it
+(exact); precision counts every value found in the rows of the type and in the `none` rows.
+Where a row gives a reference date and the date upstream resolves it to (future or past
+reading), the value is scored too: `find_values(reference_date=...)` must give that date.
 
     .venv/bin/python bench/eval_french_values.py [--failures TYPE] [--half tune|heldout]
 """
@@ -55,8 +62,9 @@ def evaluate(rows: list[dict], show: str | None, show_half: str) -> dict:
         types = TYPES if row["answer_type"] == "none" else (row["answer_type"],)
         for answer_type in types:
             text = row["text"]
-            pred = [(v.start, v.end) for v in find_values(text, answer_type, language="fr",
-                                                         satellites=sats)]
+            values = find_values(text, answer_type, language="fr", satellites=sats,
+                                 reference_date=row.get("reference") or None)
+            pred = [(v.start, v.end) for v in values]
             gold = gold_spans(text, row["gold"]) if row["answer_type"] == answer_type else []
             c = counts[(answer_type, row["half"])]
             c["gold"] += len(gold)
@@ -65,6 +73,10 @@ def evaluate(rows: list[dict], show: str | None, show_half: str) -> dict:
             c["r_exact"] += sum(g in pred for g in gold)
             c["p_overlap"] += sum(any(hit(p, g) for g in gold) for p in pred)
             c["p_exact"] += sum(p in gold for p in pred)
+            if row.get("value") and row["answer_type"] == answer_type:
+                c["valued"] += 1
+                c["value_right"] += any(str(v.value) in row["value"].split("|") for v in values
+                                        if any(hit((v.start, v.end), g) for g in gold))
             if show == answer_type and row["half"] == show_half and \
                     sorted(pred) != sorted(gold):
                 print(f"  {row['id']} gold={[text[a:b] for a, b in gold]} "
@@ -76,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--failures", metavar="TYPE", help="print the misses of one type")
-    parser.add_argument("--half", default="tune", choices=("tune", "heldout"),
+    parser.add_argument("--half", default="tune", choices=("tune", "heldout", "unseen"),
                         help="the half whose misses --failures prints (default: tune)")
     args = parser.parse_args(argv)
     with args.data.open(encoding="utf-8") as f:
@@ -84,19 +96,23 @@ def main(argv: list[str] | None = None) -> int:
     counts = evaluate(rows, args.failures, args.half)
     pct = lambda n, d: f"{100 * n / d:5.1f}" if d else "    -"  # noqa: E731
     head = ["type", "half", "gold", "pred", "P overlap", "R overlap", "P exact", "R exact",
-            "target"]
+            "value", "target"]
     print(" | ".join(f"{h:>10}" for h in head))
     for answer_type in TYPES:
-        for half in ("tune", "heldout"):
+        for half in ("tune", "heldout", "unseen"):
             c = counts[(answer_type, half)]
+            if not c["gold"]:
+                continue
             met = (c["gold"] and c["pred"] and c["r_overlap"] / c["gold"] >= TARGET_RECALL
                    and c["p_overlap"] / c["pred"] >= TARGET_PRECISION)
             cells = [answer_type, half, c["gold"], c["pred"], pct(c["p_overlap"], c["pred"]),
                      pct(c["r_overlap"], c["gold"]), pct(c["p_exact"], c["pred"]),
-                     pct(c["r_exact"], c["gold"]), "met" if met else "missed"]
+                     pct(c["r_exact"], c["gold"]), pct(c["value_right"], c["valued"]),
+                     "met" if met else "missed"]
             print(" | ".join(f"{x:>10}" for x in cells))
     print(f"\ntarget: overlap recall >= {TARGET_RECALL:.0%} at precision >= "
-          f"{TARGET_PRECISION:.0%}; {len(rows)} rows from {args.data.name}")
+          f"{TARGET_PRECISION:.0%}; value: the date resolved against the row's reference date "
+          f"(unseen dates); {len(rows)} rows from {args.data.name}")
     return 0
 
 
