@@ -46,6 +46,16 @@ def test_quebec_and_french_amounts(text, expected):
     assert amounts(text) == [expected]
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("un crédito de 75 millones de $", ("75 millones de $", Decimal(75_000_000), "USD")),
+    ("16,4 millones de $ canadienses", ("16,4 millones de $ canadienses", Decimal(16_400_000),
+                                        "CAD")),
+    ("10 millones de € al año", ("10 millones de €", Decimal(10_000_000), "EUR")),
+])
+def test_spanish_scale_words_before_a_symbol(text, expected):
+    assert amounts(text, "es") == [expected]
+
+
 @pytest.mark.parametrize("text", [
     "Il a acheté deux livres à la librairie.",   # books
     "trois cents personnes sont venues",         # 300 people
@@ -67,6 +77,7 @@ def test_french_lookalikes_are_not_amounts_or_keep_their_currency(text):
     ("fr", "soixante-et-onze pour cent", [("soixante-et-onze pour cent", 71.0)]),
     ("fr", "une hausse de 0,5 point de pourcentage", [("0,5 point de pourcentage", 0.5)]),
     ("es", "veintidós por ciento", [("veintidós por ciento", 22.0)]),
+    ("es", "una subida de 2 puntos porcentuales", [("2 puntos porcentuales", 2.0)]),
     ("en", "twenty-two percent", [("twenty-two percent", 22.0)]),
 ])
 def test_percentages_in_words_and_hyphens(language, text, expected):

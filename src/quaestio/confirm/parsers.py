@@ -113,18 +113,19 @@ def currency_code(sats, text: str | None) -> str | None:
 # Country letters written after a symbol in Canadian and French press ("16,4 millions de $ c",
 # "$ CAN") that the dictionary spells otherwise ($CA).
 _COUNTRY_ALIASES = {"c": "ca", "can": "ca", "cad": "ca", "usd": "us", "aud": "au"}
-_SYMBOL_NAMES = {"$": "dollars", "€": "euros", "£": "livres"}
+_SYMBOL_NAMES = {"$": ("dollars", "dólares"), "€": ("euros",), "£": ("livres", "libras")}
 
 
 def _symbol_forms(key: str) -> list[str]:
-    """`$ hk` → `$hk`, `hk$`; `$ c` → `$ca`; `$ canadiens` → `dollars canadiens`;
+    """`$ hk` → `$hk`, `hk$`; `$ c` → `$ca`; `$ canadiens` → `dollars canadiens` (and the
+    Spanish `dólares canadienses`);
     `dollars us` → `$us`: the spellings of a symbol and its country the dictionary holds."""
     compact = key.replace(" ", "")
     forms = []
     if compact[:1] in _SYMBOL_NAMES and compact[1:].isalpha():
         country = _COUNTRY_ALIASES.get(compact[1:], compact[1:])
         forms += [compact[0] + country, country + compact[0],
-                  _SYMBOL_NAMES[compact[0]] + key[1:]]
+                  *(name + key[1:] for name in _SYMBOL_NAMES[compact[0]])]
     head, _, country = key.partition(" ")
     if head.rstrip("s") in ("dollar", "euro") and country.isalpha():
         symbol = "$" if head.startswith("dollar") else "€"
