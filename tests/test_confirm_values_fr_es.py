@@ -84,6 +84,11 @@ def test_percentages_in_words_and_hyphens(language, text, expected):
     assert found(text, "percentage", language) == expected
 
 
+def test_the_word_first_form_does_not_swallow_a_figure_before_it():
+    assert found("15 pour cent des 20 ans", "percentage", "fr") == [("15 pour cent", 15.0)]
+    assert found("le pourcentage de sinistres", "percentage", "fr") == []
+
+
 def test_pour_cent_is_not_also_the_number_cent():
     assert found("12 pour cent", "number", "fr") == [("12", Decimal(12))]
 
