@@ -101,8 +101,11 @@ def test_pour_cent_is_not_also_the_number_cent():
     ("fr", "Le paiement est dû le 27.", [("le 27", "---27")]),
     ("fr", "payable le 30 de chaque mois", [("le 30 de chaque mois", "---30")]),
     ("es", "pagadero el día 15", [("el día 15", "---15")]),
+    ("en", "payable on the 27th", [("the 27th", "---27")]),
+    ("en", "due the twenty-first", [("the twenty-first", "---21")]),
+    ("en", "the 5th of next month", [("the 5th of next month", None)]),
 ])
-def test_french_and_spanish_day_month_and_day_alone(language, text, expected):
+def test_day_month_and_day_alone(language, text, expected):
     assert found(text, "date", language) == expected
 
 
