@@ -162,6 +162,11 @@ def test_resolve_date_keeps_what_it_cannot_make_whole():
     assert str(RelativeDate(days=-3)) == "-P3D" and str(RelativeDate()) == "P0D"
 
 
+def test_a_count_past_year_9999_stays_relative():
+    got = find_values("999999 ans plus tard", "date", language="fr", reference_date="2024-01-01")
+    assert [v.value for v in got] == [RelativeDate(months=12 * 999999)]
+
+
 def test_a_weekday_or_a_count_with_no_direction_has_no_offset():
     assert relative_offset("vendredi prochain") is None
     assert relative_offset("deux semaines") is None

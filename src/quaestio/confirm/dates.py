@@ -83,7 +83,7 @@ _BACKWARD = ("il y a", "hace", "plus tot", "auparavant", "avant", "earlier", "be
 
 def relative_offset(text: str, language: str | None = None) -> RelativeDate | None:
     """The offset a relative date names: "le lendemain" +1 day, "deux semaines plus tard"
-    +14 days, "il y a trois mois" -1 month x 3, "in two weeks" +14; None for a weekday
+    +14 days, "il y a trois mois" -3 months, "in two weeks" +14 days; None for a weekday
     or a wording that names no count."""
     folded = text.strip().lower().translate(_FOLD)
     folded = regex.sub(r"^(?:(?:le|la|el|al|the)\s+|l')", "", folded)
@@ -94,7 +94,7 @@ def relative_offset(text: str, language: str | None = None) -> RelativeDate | No
     if not m or not (m.group("before") or m.group("after")):
         return None
     raw = regex.sub(r"^(?:un|une|a|an|one|uno|una)$", "1", m.group("n").strip().lower())
-    n = 1 if raw in ("1",) else parse_number(raw, language)
+    n = parse_number(raw, language)
     if n is None or n != int(n):
         return None
     unit = m.group("unit").lower().translate(_FOLD)
@@ -110,7 +110,10 @@ def resolve_date(value: Any, reference: dt.date) -> Any:
     `RelativeDate` → counted from the reference; a `datetime.date`, None or a month that has no
     such day are returned as they are."""
     if isinstance(value, RelativeDate):
-        return value.resolve(reference)
+        try:
+            return value.resolve(reference)
+        except (ValueError, OverflowError):  # "999999 ans plus tard": past year 9999
+            return value
     if not isinstance(value, str) or not value.startswith("--"):
         return value
     if value.startswith("---"):
