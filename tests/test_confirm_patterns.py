@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 from quaestio.confirm import find_values
+from quaestio.confirm.dates import RelativeDate
 from quaestio.confirm.numbers import parse_figure, parse_words
-from quaestio.confirm.validators import date_exists, iban_mod97, luhn
+from quaestio.confirm.validators import date_exists, iban_mod97, iban_valid, luhn
 from quaestio.errors import QuaestioWarning, UnknownNameError
 from quaestio.satellites import bundled_satellites
 from quaestio.satellites import load_satellites
@@ -84,9 +85,9 @@ def test_dates_that_do_not_exist_are_rejected():
     assert found("on 29/02/2024", "date", "fr") == [("29/02/2024", dt.date(2024, 2, 29))]
 
 
-def test_relative_dates_are_found_without_a_value():
-    assert found("we meet tomorrow", "date", "en") == [("tomorrow", None)]
-    assert found("nos vemos mañana", "date", "es") == [("mañana", None)]
+def test_relative_dates_carry_their_offset_and_a_weekday_has_none():
+    assert found("we meet tomorrow", "date", "en") == [("tomorrow", RelativeDate(days=1))]
+    assert found("nos vemos mañana", "date", "es") == [("mañana", RelativeDate(days=1))]
     assert found("rendez-vous vendredi prochain", "date", "fr") == [("vendredi prochain", None)]
 
 
@@ -143,6 +144,29 @@ def test_ibans_are_checked_and_trimmed():
     text = "IBAN: FR14 2004 1010 0505 0001 3M02 606 EUR, or DE89 3704 0044 0532 0130 01."
     assert found(text, "iban") == [("FR14 2004 1010 0505 0001 3M02 606",
                                     "FR1420041010050500013M02606")]
+
+
+@pytest.mark.parametrize("text", [
+    "DE51 3704 0044 0532 0130 0",      # one digit short of Germany's 22, check digits right
+    "GB49 WEST 1234 5698 7654 321",    # one digit too many for the United Kingdom's 22
+    "FR80 2004 1010 0505 0001",        # France needs 27 characters
+])
+def test_an_iban_of_the_wrong_length_for_its_country_is_rejected(text):
+    assert iban_mod97(text)  # the checksum alone would accept it
+    assert not iban_valid(text)
+    assert found(f"Virement sur l'IBAN {text} avant vendredi", "iban") == []
+
+
+def test_iban_layout_letters_where_the_country_wants_digits():
+    # Germany's BBAN is 18 digits; a letter in it fails the layout even with check digits fixed.
+    digits = "".join(str(int(ch, 36)) for ch in "37040044053201300A" + "DE00")
+    text = f"DE{98 - int(digits) % 97:02d}37040044053201300A"
+    assert iban_mod97(text) and not iban_valid(text)
+
+
+def test_an_iban_of_a_country_outside_the_registry_is_judged_on_mod97():
+    assert iban_valid("AO06 0006 0000 0011 4658 3025 9")      # Angola: national IBAN
+    assert not iban_valid("AO06 0006 0000 0011 4658 3025 8")
 
 
 @pytest.mark.parametrize("language, text, expected", [

@@ -18,7 +18,7 @@ MULTIPLIERS = {
     "thousand": 3, "k": 3, "mil": 3, "mille": 3, "lakh": 5, "crore": 7,
     "million": 6, "millions": 6, "m": 6, "mm": 6, "mn": 6, "millones": 6, "millón": 6, "millon": 6,
     "billion": 9, "bn": 9, "b": 9, "bln": 9, "milliard": 9, "milliards": 9,
-    "mil millones": 9, "trillion": 12, "tln": 12, "billones": 12, "billón": 12, "billon": 12,
+    "mil millones": 9, "g": 9, "md": 9, "mds": 9, "trillion": 12, "tln": 12, "billones": 12, "billón": 12, "billon": 12,
 }
 
 

@@ -1,10 +1,10 @@
 """Value parsers: a match of an `answer_type_patterns` row → a typed value.
 
 The parser is the `value_parser` of the answer type's `answer_types` row. It reads the named
-groups of the row's pattern (`num`, `mult`, `cur`; `day`, `month`, `year` or `a`, `b`, `year`;
+groups of the row's pattern (`num`, `mult`, `cur`, `cents`; `day`, `month`, `year` or `a`, `b`, `year`;
 `n`, `unit`; `bp`) and raises `Reject` when the text only looks like a value (a phone number
-with 5 digits, an IBAN whose checksum fails under the `iban_mod97` validator, 31 February
-under `date_exists`). A value it cannot compute (a relative date, "a few days") is kept,
+with 5 digits, an IBAN whose checksum or country layout fails under the `iban_mod97`
+validator, 31 February under `date_exists`). A value it cannot compute (a relative date, "a few days") is kept,
 with value None: the text is still evidence of the type.
 """
 
@@ -18,7 +18,7 @@ import regex
 
 from .numbers import parse_number, scale
 from .dates import parse_date
-from .validators import Reject, iban_mod97
+from .validators import Reject, iban_valid
 
 
 class Amount(NamedTuple):
@@ -89,7 +89,10 @@ def _figure(m: regex.Match, language: str | None) -> Decimal | None:
 
 
 def _amount(m, text, span, language, pattern, sats):
-    return Amount(_figure(m, language), currency_code(sats, _group(m, "cur"))), span
+    figure = _figure(m, language)
+    if figure is not None and _group(m, "cents"):  # 45 dollars et 50 cents
+        figure += Decimal(m.group("cents")) / 100
+    return Amount(figure, currency_code(sats, _group(m, "cur"))), span
 
 
 def currency_code(sats, text: str | None) -> str | None:
@@ -98,12 +101,37 @@ def currency_code(sats, text: str | None) -> str | None:
     table = sats.cached("confirm_currency_codes", _currency_codes)
     key = regex.sub(r"\s+", " ", text.strip().rstrip(".")).casefold()
     for candidate in (key, key[:-1] if key.endswith("s") else key, key.removesuffix("es"),
-                      key.replace(" ", ""), key.split(" ")[-1].rstrip("s"), key[-1:]):
+                      key.replace(" ", ""), *_symbol_forms(key), key.split(" ")[-1].rstrip("s"),
+                      key[-1:]):
         if candidate in table:
             return table[candidate]
         if candidate in _CURRENCY_FALLBACK:
             return _CURRENCY_FALLBACK[candidate]
     return key.upper() if len(key) == 3 and key.isalpha() and key.isascii() else None
+
+
+# Country letters written after a symbol in Canadian and French press ("16,4 millions de $ c",
+# "$ CAN") that the dictionary spells otherwise ($CA).
+_COUNTRY_ALIASES = {"c": "ca", "can": "ca", "cad": "ca", "usd": "us", "aud": "au"}
+_SYMBOL_NAMES = {"$": ("dollars", "dólares"), "€": ("euros",), "£": ("livres", "libras")}
+
+
+def _symbol_forms(key: str) -> list[str]:
+    """`$ hk` → `$hk`, `hk$`; `$ c` → `$ca`; `$ canadiens` → `dollars canadiens` (and the
+    Spanish `dólares canadienses`);
+    `dollars us` → `$us`: the spellings of a symbol and its country the dictionary holds."""
+    compact = key.replace(" ", "")
+    forms = []
+    if compact[:1] in _SYMBOL_NAMES and compact[1:].isalpha():
+        country = _COUNTRY_ALIASES.get(compact[1:], compact[1:])
+        forms += [compact[0] + country, country + compact[0],
+                  *(name + key[1:] for name in _SYMBOL_NAMES[compact[0]])]
+    head, _, country = key.partition(" ")
+    if head.rstrip("s") in ("dollar", "euro") and country.isalpha():
+        symbol = "$" if head.startswith("dollar") else "€"
+        country = _COUNTRY_ALIASES.get(country, country)
+        forms += [symbol + country, country + symbol]
+    return forms
 
 
 def _currency_codes(sats) -> dict[str, str]:
@@ -149,6 +177,10 @@ def _duration(m, text, span, language, pattern, sats):
         n = Decimal("0.5")
     else:
         n = parse_number(raw, language)
+    # "ninety (90) days": the figures restate the words; where they disagree the words
+    # prevail, as drafting convention (and the UCC's rule for instruments) has it.
+    if n is None and _group(m, "n2"):
+        n = Decimal(m.group("n2"))
     if n is None:
         return None, span
     if regex.search(r"(?:and\s+(?:a\s+)?half|y\s+medi[oa]|et\s+demie?)$", text, regex.I):
@@ -183,7 +215,7 @@ def _iban(m, text, span, language, pattern, sats):
         compact = "".join(g.group() for g in groups[:last]).upper()
         if pattern.validator != "iban_mod97" and 15 <= len(compact) <= 34:
             return compact, (span[0], span[0] + len(candidate))
-        if iban_mod97(compact):
+        if iban_valid(compact):
             return compact, (span[0], span[0] + len(candidate))
         if any(ch.isdigit() for ch in groups[last - 1].group()):
             break

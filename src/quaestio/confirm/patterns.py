@@ -235,7 +235,8 @@ def scan(patterns: tuple[Pattern, ...], text: str, *, language: str | None, time
 
 def find_values(text: str, answer_type: str, *, language: str | None = None,
                 satellites: Satellites | None = None,
-                warnings: list[str] | None = None) -> list[Value]:
+                warnings: list[str] | None = None,
+                reference_date: Any = None) -> list[Value]:
     """Every value of `answer_type` in `text`: span, matched text, parsed value, pattern id.
 
     Args:
@@ -245,6 +246,9 @@ def find_values(text: str, answer_type: str, *, language: str | None = None,
         satellites: The tables to read the patterns from (the bundled ones by default).
         warnings: A list that receives a W101 message for each pattern that ran out of time
             (`defaults.regex_timeout_ms`); without it, a `QuaestioWarning` is emitted.
+        reference_date: A `datetime.date` (the document's date) that makes partial and
+            relative dates whole: "le 27" → the 27th of its month, "le lendemain" → the day
+            after (`dates.resolve_date`). Without it they stay `---27` / `RelativeDate`.
 
     Returns:
         `Value`s in text order, overlapping matches resolved to the longest.
@@ -265,5 +269,10 @@ def find_values(text: str, answer_type: str, *, language: str | None = None,
     if not isinstance(text, str):
         raise TypeError(f"find_values needs a str text, got {type(text).__name__}: {text!r:.80}")
     timeout = sats.defaults.regex_timeout_ms / 1000
-    return scan(patterns_for(sats, answer_type, language), text, language=language,
-                timeout=timeout, sats=sats, warnings=warnings)
+    values = scan(patterns_for(sats, answer_type, language), text, language=language,
+                  timeout=timeout, sats=sats, warnings=warnings)
+    if reference_date is not None:
+        from .dates import resolve_values
+
+        values = resolve_values(values, reference_date)
+    return values
