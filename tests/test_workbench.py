@@ -254,3 +254,8 @@ def test_cli(tmp_path):
     assert out.exit_code == 0 and "--questions" in out.output
     refused = CliRunner().invoke(cli, ["workbench", str(tmp_path), "--host", "0.0.0.0"])
     assert refused.exit_code != 0 and "loopback" in refused.output
+
+
+def test_without_a_folder_the_pages_say_why():
+    page = TestClient(create_workbench_app(None)).get("/candidates")
+    assert page.status_code == 200 and "bundled satellite tables" in page.text

@@ -18,7 +18,7 @@ from ..satellites import SPECS
 from . import candidates as cand_mod
 from . import changelog, preview
 from .changes import Conflict, Invalid, Op, apply, inverse, plan
-from .context import Workbench
+from .context import ANALYST, VIEWER, Workbench
 from .store import row_version
 
 
@@ -72,14 +72,14 @@ def router(wb: Workbench) -> APIRouter:
 
     @r.post("/validate")
     async def validate(request: Request):
-        wb.user(request, "viewer")
+        wb.user(request, VIEWER)
         result = await _run(plan, wb.store.snapshot(), _ops(await _body(request)))
         return {"ok": result.ok, "failures": _failures(result.failures),
                 "conflicts": result.conflicts}
 
     @r.post("/try")
     async def try_(request: Request):
-        wb.user(request, "viewer")
+        wb.user(request, VIEWER)
         data = await _body(request)
         question = str(data.get("question") or "").strip()
         if not question:
@@ -95,7 +95,7 @@ def router(wb: Workbench) -> APIRouter:
 
     @r.post("/preview")
     async def preview_(request: Request):
-        wb.user(request, "viewer")
+        wb.user(request, VIEWER)
         data = await _body(request)
         snap = wb.store.snapshot()
         result = await _run(plan, snap, _ops(data))
@@ -112,7 +112,7 @@ def router(wb: Workbench) -> APIRouter:
 
     @r.post("/save")
     async def save(request: Request):
-        who = wb.user(request, "analyst")
+        who = wb.user(request, ANALYST)
         data = await _body(request)
         try:
             entry = await _run(lambda: apply(wb.store, _ops(data), who=who,
@@ -126,7 +126,7 @@ def router(wb: Workbench) -> APIRouter:
 
     @r.post("/candidates/{cid}/{decision}")
     async def decide(request: Request, cid: int, decision: str):
-        who = wb.user(request, "analyst")
+        who = wb.user(request, ANALYST)
         data = await _body(request)
         if decision not in ("admit", "reject", "defer", "undefer"):
             raise HTTPException(404, "decision must be admit, reject, defer or undefer")
@@ -158,7 +158,7 @@ def router(wb: Workbench) -> APIRouter:
 
     @r.post("/changes/{change_id}/revert")
     async def revert(request: Request, change_id: int):
-        who = wb.user(request, "analyst")
+        who = wb.user(request, ANALYST)
         data = await _body(request)
         e = changelog.entry(wb.store.folder, change_id)
         if e is None:

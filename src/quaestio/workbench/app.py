@@ -22,7 +22,8 @@ def create_workbench_app(satellites_dir: str | Path, *, authorize: Authorize | N
     Args:
         satellites_dir: The analysts' satellite folder: the source of truth, rewritten in
             place (atomically) when a change is saved; the change log goes to its
-            `curation/` sub-folder.
+            `curation/` sub-folder. None (a service on the bundled tables, which are not
+            editable) gives a page that says so.
         authorize: `authorize(request, role) -> user name`, raising `fastapi.HTTPException`
             (401/403) when the caller may not act in `role` ("viewer" for pages and
             previews, "analyst" for changes). None is the local standalone mode: one local
@@ -44,6 +45,8 @@ def create_workbench_app(satellites_dir: str | Path, *, authorize: Authorize | N
     from . import api, pages
     from .context import Workbench
 
+    if satellites_dir is None:
+        return _no_folder_app()
     wb = Workbench(satellites_dir, authorize=authorize, questions=questions, corpus=corpus,
                    candidates=candidates)
     app = FastAPI(title="quaestio workbench", docs_url=None, redoc_url=None,
@@ -63,4 +66,21 @@ def create_workbench_app(satellites_dir: str | Path, *, authorize: Authorize | N
     app.include_router(api.router(wb))
     app.mount("/static", StaticFiles(packages=[("quaestio.workbench", "static")]),
               name="static")
+    return app
+
+
+def _no_folder_app():
+    from fastapi import FastAPI
+    from fastapi.responses import HTMLResponse
+
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    message = ("<!doctype html><title>quaestio workbench</title><p>This service runs on the "
+               "bundled satellite tables, which cannot be edited. Start it on a folder of your "
+               "own (<code>quaestio satellites export DIR</code>, then "
+               "<code>--satellites DIR</code>) to curate it here.</p>")
+
+    @app.get("/{path:path}", response_class=HTMLResponse)
+    def no_folder(path: str) -> str:
+        return message
+
     return app

@@ -19,6 +19,8 @@ from .preview import read_questions
 from .store import LOG_DIR, Store
 
 Authorize = Callable[[Request, str], str]
+# The roles asked of `authorize`: pages and previews, and anything that writes.
+VIEWER, ANALYST = "viewer", "analyst"
 CANDIDATES_FILE = "candidates.csv"
 
 
@@ -77,8 +79,8 @@ class Workbench:
     def page(self, request: Request, template: str, **values: Any) -> HTMLResponse:
         base = request.scope.get("root_path", "").rstrip("/")
         html = self.env.get_template(template).render(
-            request=request, base=base, user=self.user(request, "viewer"),
-            can_edit=self.may(request, "analyst"), folder=str(self.store.folder), **values)
+            request=request, base=base, user=self.user(request, VIEWER),
+            can_edit=self.may(request, ANALYST), folder=str(self.store.folder), **values)
         return HTMLResponse(html)
 
     def fragment(self, template: str, **values: Any) -> str:
