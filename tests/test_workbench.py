@@ -259,3 +259,25 @@ def test_cli(tmp_path):
 def test_without_a_folder_the_pages_say_why():
     page = TestClient(create_workbench_app(None)).get("/candidates")
     assert page.status_code == 200 and "bundled satellite tables" in page.text
+
+
+def test_coverage_numbers_link_to_their_examples(folder):
+    corpus = pl.DataFrame({
+        "doc_id": ["d1", "d2", "d3"], "language": ["en", "fr", "en"],
+        "text": ["The annual premium is due in March. The deductible amount is 500 EUR.",
+                 "Le montant de la prime est payé de mars à juin.",
+                 "The deductible amount applies to each claim. Is it DE or not?"]})
+    client = TestClient(create_workbench_app(folder, questions=QUESTIONS, corpus=corpus))
+    page = client.get("/coverage").text
+    assert 'href="/coverage/concept/premium"' in page
+    premium_docs = page.split('href="/coverage/concept/premium">')[1].split("<")[0]
+    assert premium_docs == "2", premium_docs
+    # `DE` is a cased code: the French "de" is not Germany, the capital DE in d3 is.
+    germany = page.split('href="/coverage/concept/country_de">')[1].split("<")[0]
+    assert germany == "1", germany
+    assert "Hello there" in page.split('id="unmatched"')[1].split("</ul>")[0]
+    assert "deductible amount" in page.split('id="unexplained"')[1]
+    examples = client.get("/coverage/concept/premium").text
+    assert "The annual premium is due in March." in examples
+    assert "Le montant de la prime" in examples
+    assert "What is the annual premium?" in examples.split('id="questions"')[1]

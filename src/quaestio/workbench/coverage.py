@@ -34,24 +34,38 @@ class Coverage:
     unexplained: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _padded(text: str) -> str:
-    return " " + " ".join(fold(m.group()) for m in TOKEN_RE.finditer(text)) + " "
+def _padded(text: str, cased: bool = False) -> str:
+    words = (m.group() if cased else fold(m.group()) for m in TOKEN_RE.finditer(text))
+    return " " + " ".join(words) + " "
 
 
-def _automaton(sats: Satellites) -> ahocorasick.Automaton | None:
-    keys: dict[str, set[str]] = defaultdict(set)
-    for concept, kw in sats.concept_keywords.filter(status="validated").select(
-            "concept", "keyword").iter_rows():
-        key = " " + fold_phrase(kw) + " "
+def _automata(sats: Satellites) -> list[tuple[bool, ahocorasick.Automaton]]:
+    """Folded matching, and case-sensitive matching for `match=cased` rows (codes such as
+    `IS` or `DE`, which folded would match every "is" and Spanish "de")."""
+    keys: dict[bool, dict[str, set[str]]] = {False: defaultdict(set), True: defaultdict(set)}
+    rows = sats.concept_keywords.filter(status="validated").select("concept", "keyword", "match")
+    for concept, kw, match in rows.iter_rows():
+        cased = match == "cased"
+        key = _padded(kw, cased) if cased else " " + fold_phrase(kw) + " "
         if key.strip():
-            keys[key].add(concept)
-    if not keys:
-        return None
-    auto = ahocorasick.Automaton()
-    for key, concepts in keys.items():
-        auto.add_word(key, frozenset(concepts))
-    auto.make_automaton()
-    return auto
+            keys[cased][key].add(concept)
+    out = []
+    for cased, table in keys.items():
+        if table:
+            auto = ahocorasick.Automaton()
+            for key, concepts in table.items():
+                auto.add_word(key, frozenset(concepts))
+            auto.make_automaton()
+            out.append((cased, auto))
+    return out
+
+
+def _concepts_in(automata, text: str) -> set[str]:
+    found: set[str] = set()
+    for cased, auto in automata:
+        for _, concepts in auto.iter(_padded(text, cased)):
+            found |= concepts
+    return found
 
 
 def compute(sats: Satellites, questions: list[str], docs: pl.DataFrame | None) -> Coverage:
@@ -67,13 +81,11 @@ def compute(sats: Satellites, questions: list[str], docs: pl.DataFrame | None) -
                 cov.questions_by_concept.setdefault(c, []).append(q)
     if docs is None:
         return cov
-    auto = _automaton(sats)
-    if auto is not None:
-        for doc_id, lang, text in docs.iter_rows():
-            for _, concepts in auto.iter(_padded(text)):
-                for c in concepts:
-                    cov.concept_docs.setdefault(c, set()).add(doc_id)
-                    cov.concept_languages.setdefault(c, set()).add(lang)
+    automata = _automata(sats)
+    for doc_id, lang, text in docs.iter_rows():
+        for c in _concepts_in(automata, text):
+            cov.concept_docs.setdefault(c, set()).add(doc_id)
+            cov.concept_languages.setdefault(c, set()).add(lang)
     families = dict(sats.concepts.select("concept", "doc_family").iter_rows())
     langs = sorted(docs["language"].unique().to_list())
     for concept, family in families.items():
@@ -85,7 +97,7 @@ def compute(sats: Satellites, questions: list[str], docs: pl.DataFrame | None) -
     cov.by_concept.sort(key=lambda r: (-r["docs"], r["concept"]))
     phrases = extract_phrases(docs, sats, min_count=2, max_phrases=5000)
     for rec in phrases.iter_rows(named=True):
-        if auto is None or not any(True for _ in auto.iter(" " + rec["key"] + " ")):
+        if not _concepts_in(automata, rec["phrase"]):
             cov.unexplained.append(rec)
         if len(cov.unexplained) >= 40:
             break
@@ -97,17 +109,18 @@ def concept_examples(cov: Coverage, sats: Satellites, concept: str,
     """Sentences of the corpus where one of the concept's variants occurs."""
     if cov.docs is None:
         return []
-    keys = {" " + fold_phrase(k) + " " for k in sats.concept_keywords.filter(
-        concept=concept, status="validated")["keyword"].to_list()}
-    keys.discard("  ")
+    rows = sats.concept_keywords.filter(concept=concept, status="validated")
+    keys = [(m == "cased", _padded(k, True) if m == "cased" else " " + fold_phrase(k) + " ")
+            for k, m in rows.select("keyword", "match").iter_rows()]
+    keys = [(cased, k) for cased, k in keys if k.strip()]
     wanted = cov.concept_docs.get(concept, set())
     out = []
     for doc_id, lang, text in cov.docs.iter_rows():
         if doc_id not in wanted:
             continue
         for sentence in _SENTENCE.split(text):
-            padded = _padded(sentence)
-            hit = next((k.strip() for k in keys if k in padded), None)
+            padded = {False: _padded(sentence), True: _padded(sentence, True)}
+            hit = next((k.strip() for cased, k in keys if k in padded[cased]), None)
             if hit:
                 out.append({"doc_id": doc_id, "language": lang, "sentence": sentence.strip(),
                             "variant": hit})
