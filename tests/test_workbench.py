@@ -281,3 +281,37 @@ def test_coverage_numbers_link_to_their_examples(folder):
     assert "The annual premium is due in March." in examples
     assert "Le montant de la prime" in examples
     assert "What is the annual premium?" in examples.split('id="questions"')[1]
+
+
+def test_bundled_tables_are_browsed_read_only(tmp_path):
+    import shutil as sh
+
+    folder = tmp_path / "tiny"
+    sh.copytree(Path(__file__).parent / "fixtures" / "satellites", folder)
+    client = TestClient(create_workbench_app(folder))
+    page = client.get("/rows/cues", params={"q": "between"}).text
+    assert "holds no cues file" in page and "<td class=\"muted\">bundled</td>" in page
+    refused = client.post("/api/save", json={"ops": [{
+        "table": "cues", "action": "add", "values": {"cue_id": "x_new", "family": "compound",
+                                                     "pattern": "\\\\band\\\\b"}}]})
+    assert refused.status_code == 422
+    assert "quaestio satellites export" in refused.json()["failures"][0]["reason"]
+
+
+def test_assets_ship_in_the_package_and_import_is_lazy():
+    import fnmatch
+    import subprocess
+    import sys
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["quaestio"]
+    package = root / "src" / "quaestio"
+    assets = [p.relative_to(package).as_posix() for d in ("templates", "static")
+              for p in (package / "workbench" / d).iterdir()]
+    assert assets and all(any(fnmatch.fnmatch(a, g) for g in globs) for a in assets), assets
+    code = "import sys, quaestio.workbench; print('fastapi' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"

@@ -82,8 +82,12 @@ def router(wb: Workbench) -> APIRouter:
         _known(table)
         snap = wb.store.snapshot()
         needle = q.casefold().strip()
-        found = [(tf.name, i + 2, rec) for tf, i, rec in snap.rows(table)
-                 if not needle or any(needle in str(v).casefold() for v in rec.values() if v)]
+        every = [(tf.name, i + 2, rec) for tf, i, rec in snap.rows(table)]
+        if not every and snap.sats is not None:  # bundled rows: shown, not editable here
+            every = [("bundled", None, {k: None if v is None else str(v) for k, v in rec.items()})
+                     for rec in snap.sats.tables[table].iter_rows(named=True)]
+        found = [row for row in every if not needle or any(
+            needle in str(v).casefold() for v in row[2].values() if v)]
         pages = max(1, -(-len(found) // PAGE_SIZE))
         page = min(max(page, 1), pages)
         shown = found[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
