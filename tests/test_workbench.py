@@ -315,3 +315,53 @@ def test_assets_ship_in_the_package_and_import_is_lazy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_folder_that_does_not_load_can_be_fixed_here(folder):
+    path = folder / "concept_keywords.csv"
+    rows = pl.read_csv(path, infer_schema=False)
+    rows.with_columns(pl.when(pl.col("keyword") == "premium").then(pl.lit("7"))
+                      .otherwise(pl.col("weight")).alias("weight")).write_csv(path)
+    client = TestClient(create_workbench_app(folder))
+    home = client.get("/").text
+    assert "does not load" in home and "must be a number in (0, 1]" in home
+    version = _row(client, "concept_keywords", PREMIUM)
+    still = client.post("/api/save", json={"ops": [_update(PREMIUM, {"weight": "8"}, version)]})
+    assert still.status_code == 422
+    fixed = client.post("/api/save", json={"ops": [_update(PREMIUM, {"weight": "0.7"}, version)]})
+    assert fixed.status_code == 200, fixed.text
+    assert "does not load" not in client.get("/").text
+    load_satellites(folder)
+
+
+def test_fuzzed_operations_never_break_the_server_or_the_folder(client, folder):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    cell = st.one_of(st.none(), st.text(max_size=12), st.sampled_from(
+        ["premium", "en", "1.0", "0", "-1", "nan", "(a|aa)+$", "[", "fuzzy", "<b>x</b>",
+         "prime_rate", "*", "validated", "\u202e", "1e400"]), st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False))
+    columns = st.sampled_from(["concept", "language", "keyword", "weight", "match", "status",
+                               "pattern", "anchor_id", "cue_id", "family", "nope"])
+    op = st.fixed_dictionaries({
+        "table": st.sampled_from(["concept_keywords", "anchors", "cues", "concepts", "nope",
+                                  "rejected_phrases"]),
+        "action": st.sampled_from(["add", "update", "delete", "drop"]),
+        "key": st.one_of(st.none(), st.just(PREMIUM), st.dictionaries(columns, cell,
+                                                                      max_size=3)),
+        "values": st.one_of(st.none(), st.dictionaries(columns, cell, max_size=6)),
+        "version": st.one_of(st.none(), st.text(max_size=12)),
+        "file": st.one_of(st.none(), st.sampled_from(["concept_keywords.x.csv", "../evil.csv",
+                                                      "cues.csv", "nope.csv"]))})
+
+    @settings(max_examples=60, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(ops=st.lists(op, min_size=1, max_size=3), save=st.booleans())
+    def run(ops, save):
+        response = client.post("/api/save" if save else "/api/validate", json={"ops": ops})
+        assert response.status_code in (200, 400, 409, 422), response.text
+
+    run()
+    load_satellites(folder)  # whatever was saved, the folder still loads
+    assert not (folder.parent / "evil.csv").exists()

@@ -50,6 +50,12 @@ def _questions(wb: Workbench, data: dict[str, Any]) -> list[str]:
     raise HTTPException(400, "questions: 'set' or the questions, one a line")
 
 
+_NOT_LOADED = {"ok": False, "failures": [{
+    "op": None, "source": None, "table": None, "row": None, "column": None, "value": None,
+    "reason": "the folder does not load as it is: fix the rows listed on the home page first"}],
+    "conflicts": []}
+
+
 def _failures(result) -> list[dict[str, Any]]:
     return [{k: (str(v) if k == "value" and v is not None else v) for k, v in f.items()}
             for f in result]
@@ -85,6 +91,8 @@ def router(wb: Workbench) -> APIRouter:
         if not question:
             raise HTTPException(400, "type a question to try")
         snap = wb.store.snapshot()
+        if snap.sats is None:
+            return _NOT_LOADED
         result = await _run(plan, snap, _ops(data)) if data.get("ops") else None
         if result is not None and not result.ok:
             return {"ok": False, "failures": _failures(result.failures),
@@ -98,6 +106,8 @@ def router(wb: Workbench) -> APIRouter:
         wb.user(request, VIEWER)
         data = await _body(request)
         snap = wb.store.snapshot()
+        if snap.sats is None:
+            return _NOT_LOADED
         result = await _run(plan, snap, _ops(data))
         if not result.ok:
             return {"ok": False, "failures": _failures(result.failures),

@@ -21,7 +21,7 @@ from ..satellites import SPECS, Satellites
 from . import changelog
 from .store import (SIDE_FILES, SIDE_TABLES, Snapshot, Store, TableFile, clean, key_of,
                     row_version, table_of)
-from .validation import check
+from .validation import check, check_full
 
 ACTIONS = ("add", "update", "delete")
 
@@ -87,16 +87,12 @@ def plan(snap: Snapshot, ops: list[Op]) -> Plan:
     if result.failures or result.conflicts:
         return result
     tables = {t for t in touched if t in SPECS}
-    if snap.sats is None:
-        result.failures.append({"op": None, "source": None, "table": None, "row": None,
-                                "column": None, "value": None,
-                                "reason": "the folder does not load as it is; fix the rows "
-                                          "listed on the home page first"})
-        return result
-    if not tables:  # only the side files (rejected phrases): the tables stay as they are
+    if not tables and snap.sats is not None:  # only the side files (rejected phrases)
         result.sats = snap.sats
         return result
-    result.sats, failures = check(snap, {t: work[t] for t in tables}, changed)
+    edited = {t: work[t] for t in tables}
+    result.sats, failures = check(snap, edited, changed) if snap.sats is not None else \
+        check_full(snap, edited)
     result.failures = [{**f, "op": _op_of(f, result.records)} for f in failures]
     return result
 
@@ -108,6 +104,15 @@ def _apply(snap, work, op: Op, i: int, result: Plan, changed) -> dict | None:
     if op.action not in ACTIONS:
         return _problem(op.table, None, "action", op.action,
                         f"must be one of {', '.join(ACTIONS)}")
+    for name, value in (("key", op.key), ("values", op.values)):
+        if value is not None and not isinstance(value, dict):
+            return _problem(op.table, None, name, str(value)[:80], "must be a JSON object")
+    if op.action != "delete" and not op.values:
+        return _problem(op.table, None, "values", None, "give the row's values")
+    if op.table in SIDE_TABLES and op.action != "delete" and not all(
+            clean(op.values.get(k)) for k in SIDE_TABLES[op.table]):
+        return _problem(op.table, None, ",".join(SIDE_TABLES[op.table]), None,
+                        "value is required")
     found = _find(work, op.table, op.key) if op.action != "add" else None
     if op.action != "add":
         if found is None or row_version(found[2]) != op.version:
@@ -149,7 +154,8 @@ def _apply(snap, work, op: Op, i: int, result: Plan, changed) -> dict | None:
         # rows below a deletion move up a line: only the edited row's line is needed here
     result.records.append({"table": op.table, "file": tf.name, "action": op.action,
                            "key": dict(zip(_key_cols(op.table),
-                                           key_of(op.table, after or before))),
+                                           key_of(op.table, before if after is None
+                                                  else after))),
                            "before": _clean_row(before), "after": _clean_row(after),
                            "line": line if after is not None else None})
     return None

@@ -19,7 +19,7 @@ import regex
 
 from ..analysis.text import fold_phrase
 from ..errors import SatelliteError
-from ..satellites import SPECS, TABLES, Satellites
+from ..satellites import SPECS, TABLES, Satellites, load_satellites
 from ..satellites.defaults import parse_defaults
 from ..satellites.schemas import compile_pattern, pattern_flags, validate_links, validate_table
 from .store import Snapshot, TableFile
@@ -93,6 +93,25 @@ def check(snap: Snapshot, files: dict[str, list[TableFile]],
     new = Satellites(tables, origins)
     carry_caches(snap.sats, new, set(files))
     return new, []
+
+
+def check_full(snap: Snapshot, files: dict[str, list[TableFile]]
+               ) -> tuple[Satellites | None, list[dict]]:
+    """The whole loader on the folder with the edited files: for a folder that does not load
+    as it is, so that its broken rows can be fixed here."""
+    from ..curation.folder import staged
+
+    names = {tf.name for table_files in files.values() for tf in table_files}
+    with staged(snap.folder, skip=names) as view:
+        for table_files in files.values():
+            for tf in table_files:
+                tf.frame.write_csv(view / tf.name)
+        try:
+            return load_satellites(view), []
+        except SatelliteError as exc:
+            prefix = str(view) + "/"
+            return None, [{**c, "source": str(c["source"]).removeprefix(prefix)}
+                          for c in exc.failure_cases]
 
 
 def _positioned(snap: Snapshot, table: str) -> pl.DataFrame:
