@@ -365,3 +365,13 @@ def test_fuzzed_operations_never_break_the_server_or_the_folder(client, folder):
     run()
     load_satellites(folder)  # whatever was saved, the folder still loads
     assert not (folder.parent / "evil.csv").exists()
+
+
+def test_an_update_keeps_the_cells_it_does_not_name(client, folder):
+    version = _row(client, "concept_keywords", PREMIUM)
+    op = {"table": "concept_keywords", "action": "update", "key": PREMIUM,
+          "values": {"weight": "0.5", "match": ""}, "version": version}
+    assert client.post("/api/save", json={"ops": [op]}).status_code == 200
+    row = pl.read_csv(folder / "concept_keywords.csv", infer_schema=False).filter(
+        keyword="premium", language="en").row(0, named=True)
+    assert (row["weight"], row["match"], row["added_by"]) == ("0.5", None, "tests")

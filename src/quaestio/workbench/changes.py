@@ -136,7 +136,10 @@ def _apply(snap, work, op: Op, i: int, result: Plan, changed) -> dict | None:
     if op.action == "delete":
         del rows[ri]
     else:
-        after = _row(tf.frame.columns, op.table, op.values or {})
+        # An update changes the cells it names (the editor names them all); the rest stay.
+        base = {k: v for k, v in (before or {}).items() if k not in (op.values or {})}
+        after = {**_row(tf.frame.columns, op.table, op.values or {}),
+                 **{k: clean(v) for k, v in base.items()}}
         if op.action == "update":
             rows[ri] = after
         else:
