@@ -17,7 +17,8 @@ from starlette.concurrency import run_in_threadpool as _run
 from ..satellites import SPECS
 from . import candidates as cand_mod
 from . import changelog, preview
-from .changes import Conflict, Invalid, Op, apply, inverse, plan
+from .changes import Conflict, Invalid, Op, plan
+from .saving import apply, inverse
 from .context import ANALYST, VIEWER, Workbench
 from .store import row_version
 
