@@ -7,7 +7,7 @@ from typing import Any
 
 from ..satellites import Satellites
 from ..types import AmbiguousKeyword, KeywordSource, SpellingCorrection
-from .text import Token, fold
+from .text import Token, fold_word
 
 
 @dataclass
@@ -60,7 +60,7 @@ class Draft:
     def folded(self, i: int) -> str:
         """Token i's matching form, after spelling correction."""
         fix = self.corrections.get(i)
-        return fold(fix.corrected) if fix is not None else self.tokens[i].folded
+        return fold_word(fix.corrected) if fix is not None else self.tokens[i].folded
 
     def corrected_text(self) -> str:
         parts, last = [], 0
