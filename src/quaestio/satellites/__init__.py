@@ -138,9 +138,10 @@ def load_satellites(path: str | Path | None = None, *,
         failures += problems
         tables[name] = typed
         origins[name] = tuple(typed["_source"].unique(maintain_order=True).to_list())
-    if not failures:
-        failures += validate_links(tables)
-    if not failures:
+    # Links and defaults are checked even when some rows failed, on the rows that did
+    # type, so that one load lists every problem.
+    failures += validate_links(tables)
+    if {"key", "value"} <= set(tables["defaults"].columns):
         failures += _defaults_failures(tables["defaults"])
     if failures:
         raise SatelliteError(failures)
