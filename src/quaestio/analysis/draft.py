@@ -31,6 +31,9 @@ class Draft:
     # Any other question_df column a step fills, by name (answer_type, pages_hint, ...).
     columns: dict[str, Any] = field(default_factory=dict)
     rules_fired: list[str] = field(default_factory=list)
+    # Seconds the analyst regexes of this question may still take, all calls together
+    # (`defaults.regex_budget_ms`); None until the first call. See `rules.finditer`.
+    regex_left: float | None = None
 
     def add_keyword(self, text: str, weight: float, source: KeywordSource, *,
                     span: tuple[int, int] | None = None, rule_id: str | None = None,
