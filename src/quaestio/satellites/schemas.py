@@ -189,25 +189,32 @@ def _case(source: str, table: str, row: int | None, column: str | None, value: A
             "value": value, "reason": reason}
 
 
-def validate_table(spec: TableSpec, frame: pl.DataFrame) -> tuple[pl.DataFrame, list[dict]]:
+def validate_table(spec: TableSpec, frame: pl.DataFrame,
+                   parts: list[pl.DataFrame] | None = None) -> tuple[pl.DataFrame, list[dict]]:
     """Check and type one table; `frame` holds string columns plus `_source` and `_row`.
+
+    `parts`: the frames `frame` was concatenated from, one per file, so that a column
+    missing from or unknown to one split file is blamed on that file, once.
 
     Returns the typed frame (string columns cast to their kinds, defaults filled) and the
     failure cases. Foreign keys and cross-table checks are done by `validate_links`.
     """
     failures: list[dict] = []
-    present = set(frame.columns)
+    files = [(p["_source"][0], set(p.columns)) for p in parts or () if p.height]
+    if not files:
+        files = [(src, set(frame.columns))
+                 for src in frame["_source"].unique(maintain_order=True).to_list()]
+    for src, present in files:
+        for col in spec.columns:
+            if col.required and col.name not in present:
+                failures.append(_case(src, spec.name, None, col.name, None,
+                                      "required column is missing"))
+        for name in sorted(present - set(spec.column_names) - {"_source", "_row"}):
+            failures.append(_case(src, spec.name, None, name, None,
+                                  f"unknown column; expected some of {spec.column_names}"))
     for col in spec.columns:
-        if col.name not in present:
-            if col.required:
-                for src in frame["_source"].unique(maintain_order=True).to_list():
-                    failures.append(_case(src, spec.name, None, col.name, None,
-                                          "required column is missing"))
+        if col.name not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias(col.name))
-    unknown = present - set(spec.column_names) - {"_source", "_row"}
-    for name in sorted(unknown):
-        failures.append(_case(frame["_source"][0], spec.name, None, name, None,
-                              f"unknown column; expected some of {spec.column_names}"))
     if failures:
         return frame, failures
 
