@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import ahocorasick
 import polars as pl
 
-from ..analysis.text import TOKEN_RE, fold, strip_accents
+from ..analysis.text import TOKEN_RE, fold, fold_word, strip_accents
 from ..satellites import Satellites
 from .reports import as_polars
 
@@ -153,7 +153,7 @@ def corpus_coverage(corpus: Any, sats: Satellites, **read_options: Any) -> Corpu
 
 def _key(text: str, cased: bool) -> str:
     """Tokens joined by single spaces: folded, or (cased) accents stripped, case kept."""
-    form = strip_accents if cased else fold
+    form = strip_accents if cased else fold_word
     return " ".join(form(m.group()) for m in TOKEN_RE.finditer(text))
 
 
