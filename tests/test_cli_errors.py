@@ -116,3 +116,12 @@ def test_strict_passes_a_clean_file_and_encoding_is_honoured(files):
                                       "--encoding", "cp1251", "--strict"])
     assert result.exit_code == 0, result.output
     assert pl.read_ndjson(out)["original_question"].to_list() == ["Какова премия?"]
+
+
+def test_eval_failures_into_a_missing_folder_is_one_line(files):
+    gold = files / "gold2.csv"
+    gold.write_text("question_id,question,answer_type\nq1,What is the premium?,date\n")
+    result = CliRunner().invoke(cli, ["eval", str(gold), "--failures",
+                                      str(files / "nowhere" / "f.csv")])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "nowhere" in result.output and "--failures" in result.output

@@ -147,7 +147,8 @@ def discover(corpus: str, output: str, satellites_dir: str | None, min_cluster_s
             min_similarity=min_similarity, model=model, cache_dir=cache_dir,
             rejected=rejected, anchor_sources=anchor_sources, text_column=text_column,
             language=language)
-    write_candidates(found.candidates, output)
+    with user_errors(note=" (-o/--output)"):
+        write_candidates(found.candidates, output)
     t = found.timings
     click.echo(f"{found.message} -> {output} "
                f"({t.get('total', 0):.1f} s, {int(t.get('encoded', 0))} phrases embedded)",

@@ -64,7 +64,8 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
                               "expected_value") if c in gold.columns]
     not_scored = [] if index_path else downstream
     if failures_path:
-        result.failures.write_csv(failures_path)
+        with user_errors(note=" (--failures)"):
+            result.failures.write_csv(failures_path)
     if as_json:
         click.echo(json.dumps({"questions": gold.height,
                                "metrics": result.metrics.to_dicts(),
