@@ -38,7 +38,7 @@ def test_parse_prints_a_summary_and_json(sat_folder):
 
 def test_parse_empty_question_fails_on_stderr():
     result = CliRunner().invoke(cli, ["parse", "  "])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "Error: " in result.output and "empty" in result.output
 
 
@@ -76,9 +76,9 @@ def test_batch_rejects_unknown_formats_and_columns(tmp_path):
     src = tmp_path / "in.csv"
     pl.DataFrame({"text": ["a"]}).write_csv(src)
     result = CliRunner().invoke(cli, ["batch", str(src), "-o", str(tmp_path / "out.xlsx")])
-    assert result.exit_code == 1 and ".parquet" in result.output
+    assert result.exit_code == 2 and ".parquet" in result.output
     result = CliRunner().invoke(cli, ["batch", str(src), "-o", str(tmp_path / "o.csv")])
-    assert result.exit_code == 1 and "column 'question' not found" in result.output
+    assert result.exit_code == 2 and "no column 'question'" in result.output
 
 
 def test_satellites_validate_ok_and_broken(sat_folder):
@@ -87,7 +87,7 @@ def test_satellites_validate_ok_and_broken(sat_folder):
     assert ok.exit_code == 0 and ok.output.startswith("OK: 9 tables")
     (sat_folder / "anchors.csv").write_text("anchor_id,pattern\nbad,(x\nworse,[\n")
     broken = runner.invoke(cli, ["satellites", "validate", str(sat_folder)])
-    assert broken.exit_code == 1
+    assert broken.exit_code == 2
     assert "row 2 (pattern='(x')" in broken.output and "row 3 (pattern='[')" in broken.output
 
 

@@ -218,11 +218,12 @@ def test_unknown_answer_type_names_the_choices():
 
 def test_a_catastrophic_analyst_pattern_times_out_and_the_others_still_run():
     bad = pd.DataFrame({"pattern_id": ["amount_catastrophic"], "answer_type": ["amount"],
-                        "pattern": [r"(a|aa)+$"], "description": ["an analyst's mistake"]})
+                        "pattern": [r"Q(a|aa)+$"], "description": ["an analyst's mistake"]})
+    # (a|aa)+$ alone is refused at load; behind a literal the probe strings never reach it.
     limit = pd.DataFrame({"key": ["regex_timeout_ms"], "value": ["20"]})
     sats = load_satellites(extra={"answer_type_patterns": bad, "defaults": limit},
                            override=True)
-    text = "a" * 40 + "b, total €300. " + "a" * 40 + "b"
+    text = "Q" + "a" * 40 + "b, total €300. Q" + "a" * 40 + "b"
     warnings: list[str] = []
     start = time.perf_counter()
     values = find_values(text, "amount", satellites=sats, warnings=warnings)

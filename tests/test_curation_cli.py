@@ -31,7 +31,7 @@ def test_admit_reports_bad_rows_and_writes_nothing(tmp_path, sat_folder):
     review.write_text("decision,concept,language,keyword,weight\n"
                       "accept,premium,en,insurance premium,0.9\naccept,nope,en,x y,0.9\n")
     out = CliRunner().invoke(cli, ["admit", str(review), "--satellites", str(sat_folder)])
-    assert out.exit_code == 1
+    assert out.exit_code == 2
     assert f"{review} row 3 (concept='nope'): unknown concept" in out.output
     assert "Nothing was written." in out.output
     assert not (sat_folder / "concept_keywords.discovery.csv").exists()

@@ -138,3 +138,41 @@ def test_curation_imports_no_heavy_library():
             "if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_corpus_coverage_matches_cased_codes_case_sensitively(tiny_sats):
+    # Issue 13, item 12: "de", "is", "and" in running text are words, not the codes DE, IS...
+    extra = pl.DataFrame({"concept": ["country_de"] * 2, "language": ["*"] * 2,
+                          "keyword": ["IS", "AND"], "weight": ["0.7"] * 2,
+                          "match": ["cased"] * 2})
+    sats = load_satellites(tiny_sats_folder(), extra={"concept_keywords": extra})
+    corpus = pl.DataFrame({"doc_id": ["a", "b"],
+                           "text": ["This is the policy and it is de facto valid.",
+                                    "Shipped to DE and IS; DEU code."],
+                           "language": ["en", "en"]})
+    found = {r["keyword"]: r["occurrences"] for r in
+             corpus_coverage(corpus, sats).variants.to_dicts() if r["concept"] == "country_de"}
+    assert found["DE"] == 1 and found["IS"] == 1 and found["DEU"] == 1
+    assert found["AND"] == 0  # "and" twice, never "AND"
+    assert found["Deutschland"] == 0
+
+
+def tiny_sats_folder():
+    from conftest import FIXTURES
+
+    return FIXTURES / "satellites"
+
+
+def test_satellite_diff_shows_rejected_discoveries_as_rejected(tmp_path, sat_folder):
+    new = tmp_path / "new"
+    shutil.copytree(sat_folder, new)
+    with (new / "concept_keywords.csv").open("a") as fh:
+        fh.write("premium,en,insurance fee,secondary,0.9,fuzzy,rejected,discovery,ana,"
+                 "2026-12-01\n"
+                 "premium,en,insurance premium,secondary,0.9,fuzzy,validated,discovery,ana,"
+                 "2026-12-01\n")
+    diff = satellite_diff(load_satellites(sat_folder), load_satellites(new),
+                          tables=["concept_keywords"])
+    changes = dict(zip(diff["key"], diff["change"]))
+    assert changes == {"premium / en / insurance fee": "rejected",
+                       "premium / en / insurance premium": "added"}

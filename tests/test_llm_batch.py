@@ -16,17 +16,27 @@ QUESTIONS = [f"What is the annual premium for policy {n}?" for n in range(24)]
 
 
 class Concurrency:
-    """Counts requests in flight at the server."""
+    """Counts requests in flight at the server, and proves concurrency without a clock.
 
-    def __init__(self, respond):
-        self.respond, self.now, self.peak, self.lock = respond, 0, 0, threading.Lock()
+    The first request is held until a second one arrives (or `patience` runs out): a client
+    that sends requests in parallel gets a peak of at least 2 however loaded the machine
+    is, one that sends them one at a time a peak of 1 (it then waits only once)."""
+
+    def __init__(self, respond, patience: float = 10.0):
+        self.respond, self.patience = respond, patience
+        self.now = self.peak = 0
+        self.gave_up = False
+        self.cond = threading.Condition()
 
     def __call__(self, request):
-        with self.lock:
+        with self.cond:
             self.now += 1
             self.peak = max(self.peak, self.now)
-        time.sleep(0.05)
-        with self.lock:
+            self.cond.notify_all()
+            if not self.gave_up:
+                self.gave_up = not self.cond.wait_for(lambda: self.peak >= 2, self.patience)
+        time.sleep(0.01)
+        with self.cond:
             self.now -= 1
         return self.respond(request)
 
@@ -34,19 +44,27 @@ class Concurrency:
 def test_calls_run_concurrently_and_rows_keep_input_order(make_llm, tiny_sats):
     gauge = Concurrency(analysis_responder(lambda r: {"answer_type": "amount"}))
     with FakeLLMServer(gauge) as fake:
-        llm = make_llm(fake, concurrency=6)
+        llm = make_llm(fake, concurrency=6, timeout=30.0)
+        gauge.gave_up = True  # the warm-up is one request alone: do not hold it
         parse_questions(["warm up the client"], tiny_sats, llm=llm)
         fake.reset()
-        started = time.perf_counter()
+        gauge.peak, gauge.gave_up = 0, False
         qdf = parse_questions(QUESTIONS, tiny_sats, llm=llm)
-        elapsed = time.perf_counter() - started
         assert fake.count() == len(QUESTIONS)
     assert qdf.original_question.tolist() == QUESTIONS
     assert qdf.question_id.tolist() == [f"q{n}" for n in range(len(QUESTIONS))]
     assert set(qdf.llm_status) == {"ok"}
+    assert not gauge.gave_up, "the second request never came while the first was held"
     assert 2 <= gauge.peak <= 6, f"Expected 2..6 requests in flight, got {gauge.peak}"
-    # one at a time could not beat 24 x 50 ms
-    assert elapsed < len(QUESTIONS) * 0.05, f"not concurrent: {elapsed:.2f}s"
+
+
+def test_concurrency_one_sends_one_request_at_a_time(make_llm, tiny_sats):
+    gauge = Concurrency(analysis_responder(lambda r: {"answer_type": "amount"}), patience=0.3)
+    with FakeLLMServer(gauge) as fake:
+        llm = make_llm(fake, concurrency=1, timeout=30.0)
+        qdf = parse_questions(QUESTIONS[:4], tiny_sats, llm=llm)
+    assert set(qdf.llm_status) == {"ok"}
+    assert gauge.peak == 1 and gauge.gave_up
 
 
 def test_repeated_questions_cost_one_request_each(make_llm, tiny_sats, tmp_path):

@@ -48,7 +48,7 @@ def test_missing_configuration_is_a_clear_error(monkeypatch):
     for var in ("QUAESTIO_LLM_BASE_URL", "QUAESTIO_LLM_MODEL"):
         monkeypatch.delenv(var, raising=False)
     result = CliRunner().invoke(cli, ["parse", "--llm", "What is the premium?"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "QUAESTIO_LLM_BASE_URL" in result.output
 
 

@@ -22,6 +22,8 @@ class WarningCode(StrEnum):
 
     W101_REGEX_TIMEOUT = "W101"
     W102_TABLE_FROM_DEFAULTS = "W102"
+    W103_TEXT_REPAIRED = "W103"  # lone surrogates replaced by U+FFFD
+    W104_REGEX_BUDGET = "W104"  # the question's regex time budget ran out
     # LLM mode (quaestio.llm)
     W201_LLM_VALUE_REJECTED = "W201"
     W202_LLM_VALUE_REPAIRED = "W202"
@@ -116,3 +118,15 @@ class QuestionError(QuaestioError, ValueError):
         if row is not None:
             where = f"row {row}" + (f", column {column!r}" if column else "") + ": "
         super().__init__(f"{where}{message} (got {value!r})")
+
+
+class InputFileError(QuaestioError, ValueError):
+    """A question or data file that cannot be read as it is: names the file, the line or
+    column when known, and what to do."""
+
+    def __init__(self, path: Any, message: str, *, line: int | None = None,
+                 column: str | None = None):
+        self.path, self.line, self.column = str(path), line, column
+        where = self.path + (f" line {line}" if line is not None else "") \
+            + (f" column {column!r}" if column else "")
+        super().__init__(f"{where}: {message}")

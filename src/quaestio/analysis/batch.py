@@ -15,6 +15,7 @@ from ..satellites import Satellites, bundled_satellites
 from ..schema import ENGINES, QUESTION_SCHEMA, table_to_frame, to_record
 from ..types import ParsedQuestion, Provenance
 from .pipeline import DEFAULT_STEPS, Step, parse_record
+from .text import without_surrogates
 
 Errors = Literal["collect", "raise", "warn"]
 
@@ -87,9 +88,9 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
                 if errors == "warn":
                     warnings.warn(f"question {qid!r}: {exc}", stacklevel=2)
             if len(rows) == _ROWS_PER_PART:  # keep few row objects alive: memory stays flat
-                parts.append(pa.Table.from_pylist(rows, schema=QUESTION_SCHEMA))
+                parts.append(_to_table(rows, sats))
                 rows = []
-        parts.append(pa.Table.from_pylist(rows, schema=QUESTION_SCHEMA))
+        parts.append(_to_table(rows, sats))
     return table_to_frame(pa.concat_tables(parts).combine_chunks(), engine)
 
 
@@ -117,7 +118,25 @@ def _with_llm(llm: Any, texts: list[Any], ids: list[str], sats: Satellites, colu
                 warnings.warn(f"question {qid!r}: {exc}", stacklevel=3)
     for n, record in zip(where, mode.parse_drafts(drafts, finish_record, progress=progress)):
         records[n] = record
-    return pa.Table.from_pylist(records, schema=QUESTION_SCHEMA)
+    return _to_table(records, sats)
+
+
+def _to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Table:
+    """The records as one Arrow table; should Arrow refuse a record (a value no step
+    checked), that record alone becomes an error row, so the batch keeps every row."""
+    try:
+        return pa.Table.from_pylist(records, schema=QUESTION_SCHEMA)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        pass
+    kept = []
+    for record in records:
+        try:
+            pa.Table.from_pylist([record], schema=QUESTION_SCHEMA)
+            kept.append(record)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
+            kept.append(to_record(_error_row(record.get("question_id") or "",
+                                             record.get("original_question"), exc, sats)))
+    return pa.Table.from_pylist(kept, schema=QUESTION_SCHEMA)
 
 
 @contextmanager
@@ -171,16 +190,17 @@ def _column(columns: list[str], frame: Any, name: str):
 def _ids(frame, columns, id_column, n, to_list) -> list[str]:
     if id_column is None:
         return [f"q{i}" for i in range(n)]
-    return [str(v) for v in to_list(_column(columns, frame, id_column))]
+    return [without_surrogates(str(v))[0] for v in to_list(_column(columns, frame, id_column))]
 
 
 def _error_row(qid: str, text: Any, exc: Exception, sats: Satellites) -> ParsedQuestion:
     code = exc.code if isinstance(exc, QuestionError) else ReasonCode.INTERNAL_ERROR
     message = str(exc) if isinstance(exc, QuaestioError) else f"{type(exc).__name__}: {exc}"
     return ParsedQuestion(
-        question_id=qid, original_question=text if isinstance(text, str) else None,
+        question_id=without_surrogates(str(qid))[0],
+        original_question=without_surrogates(text)[0] if isinstance(text, str) else None,
         provenance=Provenance(satellites_version=sats.version, error_code=code,
-                              error_message=message))
+                              error_message=without_surrogates(message)[0]))
 
 
 def _progress(items, total: int, progress: bool | None):

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..satellites import Satellites
 from ..types import AmbiguousKeyword, KeywordSource, SpellingCorrection
-from .text import Token, fold
+from .text import Token, fold_word
 
 
 @dataclass
@@ -31,6 +31,9 @@ class Draft:
     # Any other question_df column a step fills, by name (answer_type, pages_hint, ...).
     columns: dict[str, Any] = field(default_factory=dict)
     rules_fired: list[str] = field(default_factory=list)
+    # Seconds the analyst regexes of this question may still take, all calls together
+    # (`defaults.regex_budget_ms`); None until the first call. See `rules.finditer`.
+    regex_left: float | None = None
 
     def add_keyword(self, text: str, weight: float, source: KeywordSource, *,
                     span: tuple[int, int] | None = None, rule_id: str | None = None,
@@ -60,7 +63,7 @@ class Draft:
     def folded(self, i: int) -> str:
         """Token i's matching form, after spelling correction."""
         fix = self.corrections.get(i)
-        return fold(fix.corrected) if fix is not None else self.tokens[i].folded
+        return fold_word(fix.corrected) if fix is not None else self.tokens[i].folded
 
     def corrected_text(self) -> str:
         parts, last = [], 0

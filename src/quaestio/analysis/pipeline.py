@@ -6,7 +6,7 @@ import time
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import __version__
-from ..errors import QuestionError, ReasonCode
+from ..errors import QuestionError, ReasonCode, WarningCode
 from ..satellites import Satellites, bundled_satellites
 from ..schema import from_record, to_record
 from ..types import KeywordSource, ParsedQuestion
@@ -23,7 +23,7 @@ from .hints import structural_hints
 from .language import detect_language
 from .scope import scope_filters
 from .spelling import correct_spelling
-from .text import clean, fold, tokenize
+from .text import clean, fold, tokenize, without_surrogates
 
 Step = Callable[[Draft], None]
 
@@ -159,13 +159,16 @@ def run_steps(question: str, satellites: Satellites | None = None, *,
               steps: Sequence[Step] = DEFAULT_STEPS) -> tuple[Draft, float]:
     """The offline pass: the filled `Draft` and the time it started (for latency_ms)."""
     started = time.perf_counter()
-    text = check_question(question, column="question")
+    text, repaired = without_surrogates(check_question(question, column="question"))
     sats = satellites if satellites is not None else bundled_satellites()
     draft = Draft(question_id=question_id or _default_id(text), original=text, sats=sats,
                   tokens=tokenize(text),
                   options={"language": language, "toc": list(toc or ()), "scope": dict(scope or {}),
                            "context": [context] if isinstance(context, str) else list(context or ()),
                            "parties": list(parties or ())})
+    if repaired:
+        draft.warnings.append(f"{WarningCode.W103_TEXT_REPAIRED}: {repaired} lone surrogate(s) "
+                              f"replaced by U+FFFD")
     for step in steps:
         step(draft)
     return draft, started

@@ -8,6 +8,7 @@ combined alternation for the others (quote marks, patterns `re` cannot parse).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import regex
@@ -40,11 +41,15 @@ class RuleSet:
 
     def candidates(self, text: str, timeout: float) -> list[Rule]:
         """The rules that may match `text` (all the others cannot), in table order."""
-        try:
-            free = self.free is not None and \
-                self.free.search(text, timeout=timeout) is not None
-        except TimeoutError:
-            free = True  # let the rules run one by one, each under its own limit
+        if self.free is None:
+            free = False
+        elif timeout <= 0:
+            free = True  # no time left to ask: the rules run, and each finds the budget spent
+        else:
+            try:
+                free = self.free.search(text, timeout=timeout) is not None
+            except TimeoutError:
+                free = True  # let the rules run one by one, each under its own limit
         return self.gate.candidates(text.casefold(), free)
 
 
@@ -99,13 +104,30 @@ def anchor_rules(sats: Satellites) -> RuleSet:
 
 def candidates(draft: Draft, ruleset: RuleSet, text: str) -> list[Rule]:
     """The rules of the set that may match `text`, under the analyst's regex time limit."""
-    return ruleset.candidates(text, _timeout(draft))
+    started = time.perf_counter()
+    try:
+        return ruleset.candidates(text, _timeout(draft))
+    finally:
+        _spend(draft, started)
 
 
 def finditer(draft: Draft, rule: Rule, text: str, pos: int = 0, *,
              first: bool = False) -> list[regex.Match]:
-    """All matches of an analyst's regex, or none (and a W101 warning) when it runs too long."""
-    found = timed_finditer(rule.pattern, text, _timeout(draft), pos, first=first)
+    """All matches of an analyst's regex, or none (and a warning) when it runs too long.
+
+    Each call has the per-call limit (`regex_timeout_ms`, W101) and draws on the question's
+    budget (`regex_budget_ms`, W104): a pattern that backtracks on every list marker of a
+    long question costs the budget once, not the per-call limit a hundred times.
+    """
+    timeout = _timeout(draft)
+    if timeout <= 0:
+        _warn_once(draft, f"{WarningCode.W104_REGEX_BUDGET}: the question's regex budget of "
+                          f"{draft.sats.defaults.regex_budget_ms} ms is spent; later rules "
+                          f"skipped")
+        return []
+    started = time.perf_counter()
+    found = timed_finditer(rule.pattern, text, timeout, pos, first=first)
+    _spend(draft, started)
     if found is None:
         draft.warnings.append(f"{WarningCode.W101_REGEX_TIMEOUT}: rule {rule.rule_id!r} "
                               f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped")
@@ -132,4 +154,17 @@ def search(draft: Draft, rule: Rule, text: str, pos: int = 0) -> regex.Match | N
 
 
 def _timeout(draft: Draft) -> float:
-    return draft.sats.defaults.regex_timeout_ms / 1000
+    """The time limit of the next call: the per-call limit, or what is left of the budget."""
+    defaults = draft.sats.defaults
+    if draft.regex_left is None:
+        draft.regex_left = defaults.regex_budget_ms / 1000
+    return min(defaults.regex_timeout_ms / 1000, draft.regex_left)
+
+
+def _spend(draft: Draft, started: float) -> None:
+    draft.regex_left = (draft.regex_left or 0.0) - (time.perf_counter() - started)
+
+
+def _warn_once(draft: Draft, message: str) -> None:
+    if message not in draft.warnings:
+        draft.warnings.append(message)

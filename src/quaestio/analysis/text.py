@@ -58,11 +58,36 @@ def clean(text: str) -> str:
     return _CONTROL_RE.sub(" ", unicodedata.normalize("NFKC", text))
 
 
+@lru_cache(maxsize=262144)
+def fold_word(word: str) -> str:
+    """`fold` for one token: the NFKC form of some letters holds a space (U+037A "ͺ",
+    U+FDFA "ﷺ", the Arabic presentation forms U+FC5E-FC63 and U+FE70-FE7E), which would
+    turn one token into two and shift every token boundary that matching relies on."""
+    return "".join(fold(word).split())
+
+
 def tokenize(text: str) -> list[Token]:
-    return [Token(m.group(), fold(m.group()), m.start(), m.end())
+    return [Token(m.group(), fold_word(m.group()), m.start(), m.end())
             for m in TOKEN_RE.finditer(text)]
 
 
 def fold_phrase(text: str) -> str:
     """A keyword's matching key: its folded tokens joined by single spaces."""
-    return " ".join(fold(m.group()) for m in TOKEN_RE.finditer(text))
+    return " ".join(fold_word(m.group()) for m in TOKEN_RE.finditer(text))
+
+
+_SURROGATE_RE = regex.compile(r"[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> tuple[str, int]:
+    """`text` with lone surrogates (which no UTF-8 file or Arrow column can hold) replaced
+    by U+FFFD, and how many were replaced; a well-formed surrogate pair becomes its
+    character."""
+    try:
+        text.encode("utf-8")
+        return text, 0
+    except UnicodeEncodeError:
+        pass
+    paired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    fixed, count = _SURROGATE_RE.subn("\ufffd", paired)
+    return fixed, count

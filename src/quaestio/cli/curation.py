@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..errors import QuaestioError
 from . import cli, load_satellites_or_bundled as _satellites, satellites_option
+from .errors import check_columns, check_text_file, user_errors
 from .satellites import satellites as satellites_group
 
 _TABLE = dict(tbl_rows=25, tbl_hide_dataframe_shape=True, fmt_str_lengths=60,
@@ -32,10 +32,12 @@ def _read_batch(path: str, sats, question_column: str, id_column: str | None):
     from ..io import file_format
 
     fmt = file_format(path)
+    check_text_file(path)
     frame = {"parquet": pl.read_parquet, "jsonl": pl.read_ndjson,
              "csv": lambda p: pl.read_csv(p, infer_schema=False)}[fmt](path)
     if "concepts" in frame.columns and frame.schema["concepts"] == pl.List(pl.String):
         return frame
+    check_columns(path, frame.columns, question_column=question_column, id_column=id_column)
     from ..analysis import parse_questions
 
     return parse_questions(frame, sats, question_column=question_column,
@@ -69,7 +71,7 @@ def report(questions: str | None, satellites_dir: str | None, corpus: str | None
     if not questions and not corpus:
         raise click.UsageError("give a QUESTIONS file, a --corpus, or both")
     tables = {}
-    try:
+    with user_errors(source=questions):
         sats = _satellites(satellites_dir)
         if questions:
             rep = coverage_report(_read_batch(questions, sats, question_column, id_column), sats)
@@ -77,8 +79,6 @@ def report(questions: str | None, satellites_dir: str | None, corpus: str | None
         if corpus:
             cov = corpus_coverage(corpus, sats, text_column=text_column)
             tables.update({f"corpus_{k}": v for k, v in cov._asdict().items()})
-    except (QuaestioError, ValueError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from exc
     shown = ("coverage_summary", "coverage_unmatched", "coverage_never_hit",
              "coverage_ambiguous", "coverage_by_concept", "coverage_by_language",
              "coverage_by_family", "corpus_absent", "corpus_single_language")
@@ -138,7 +138,7 @@ def discover(corpus: str, output: str, satellites_dir: str | None, min_cluster_s
     from ..curation import rejected_phrases
     from ..curation.discover import discover_candidates, write_candidates
 
-    try:
+    with user_errors():
         sats = _satellites(satellites_dir)
         rejected = rejected_phrases(satellites_dir) if satellites_dir else set()
         found = discover_candidates(
@@ -147,9 +147,8 @@ def discover(corpus: str, output: str, satellites_dir: str | None, min_cluster_s
             min_similarity=min_similarity, model=model, cache_dir=cache_dir,
             rejected=rejected, anchor_sources=anchor_sources, text_column=text_column,
             language=language)
-    except (QuaestioError, ValueError, FileNotFoundError, ImportError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    write_candidates(found.candidates, output)
+    with user_errors(note=" (-o/--output)"):
+        write_candidates(found.candidates, output)
     t = found.timings
     click.echo(f"{found.message} -> {output} "
                f"({t.get('total', 0):.1f} s, {int(t.get('encoded', 0))} phrases embedded)",
@@ -174,10 +173,9 @@ def admit(review: str, satellites_dir: str, added_by: str, added_at: str | None)
     """
     from ..curation import admit_candidates
 
-    try:
+    with user_errors("\nNothing was written.", source=review):
+        check_text_file(review)
         done = admit_candidates(review, satellites_dir, added_by=added_by, added_at=added_at)
-    except (QuaestioError, FileNotFoundError) as exc:
-        raise click.ClickException(f"{exc}\nNothing was written.") from exc
     click.echo(f"{done.admitted.height} admitted, {done.rejected.height} rejected, "
                f"{done.pending} pending -> {', '.join(map(str, done.files)) or 'nothing'}")
 
@@ -199,7 +197,7 @@ def diff(old: str, new: str, questions: str | None, question_column: str,
     from ..curation import reparse_changes, satellite_diff
     from ..satellites import load_satellites
 
-    try:
+    with user_errors():
         a, b = load_satellites(old), load_satellites(new)
         _show("satellite rows", satellite_diff(a, b))
         if questions:
@@ -213,8 +211,6 @@ def diff(old: str, new: str, questions: str | None, question_column: str,
                   .sort("questions", descending=True))
             if output:
                 changes.write_csv(output)
-    except (QuaestioError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
 
 
 @satellites_group.command("load")
@@ -231,7 +227,7 @@ def load(folder: str, name: str | None, keywords: str | None, concepts: str | No
     """Bulk-load a closed set into FOLDER, validated, replacing the set's files atomically."""
     from ..curation import bundled_closed_set, load_closed_set
 
-    try:
+    with user_errors("\nNothing was written."):
         if bundled:
             concepts_rows, keyword_rows = bundled_closed_set(bundled)
             done = load_closed_set(folder, name=name or bundled, keywords=keyword_rows,
@@ -241,7 +237,5 @@ def load(folder: str, name: str | None, keywords: str | None, concepts: str | No
                 raise click.UsageError("give --name (or --bundled SET)")
             done = load_closed_set(folder, name=name, keywords=keywords, concepts=concepts,
                                    added_by=added_by)
-    except (QuaestioError, FileNotFoundError) as exc:
-        raise click.ClickException(f"{exc}\nNothing was written.") from exc
     click.echo(f"{done.concepts} concepts, {done.keywords} keywords -> "
                f"{', '.join(map(str, done.files))}")

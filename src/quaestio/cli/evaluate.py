@@ -6,8 +6,8 @@ import json
 
 import click
 
-from ..errors import QuaestioError
 from . import cli, load_satellites_or_bundled as _satellites, satellites_option
+from .errors import check_text_file, user_errors
 
 
 @cli.command("eval")
@@ -27,7 +27,7 @@ from . import cli, load_satellites_or_bundled as _satellites, satellites_option
                    "by its dispatch columns (its own retrieval_k then caps the hits).")
 @click.option("-k", "k", default=20, show_default=True, type=click.IntRange(min=1),
               help="Hits per question scored for retrieval (recall@5, @10, @k).")
-@click.option("--top", default=5, show_default=True, help="Failures shown per failure mode.")
+@click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), help="Failures shown per failure mode.")
 @click.option("--json", "as_json", is_flag=True, help="Print metrics and modes as JSON.")
 def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir: str | None,
                      failures_path: str | None, index_path: str | None, backend: str,
@@ -40,7 +40,10 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
     from ..analysis import parse_questions
     from ..evaluate import evaluate, read_gold
 
-    try:
+    with user_errors(source=gold_path):
+        check_text_file(gold_path)
+        if questions_path:
+            check_text_file(questions_path)
         sats = _satellites(satellites_dir)
         gold = read_gold(gold_path, sats)
         if questions_path:
@@ -52,8 +55,6 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
         result = evaluate(qdf, gold, satellites=sats, as_="polars")
         retrieval, answers = (_downstream(qdf, gold, sats, index_path, backend, k)
                               if index_path else (None, None))
-    except (QuaestioError, ValueError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from exc
     if answers is not None:  # one table of metrics and failures, whatever layer failed
         result = type(result)(*(pl.concat([a, b], how="diagonal_relaxed")
                                 for a, b in zip(result, answers)))
@@ -63,7 +64,8 @@ def evaluate_command(gold_path: str, questions_path: str | None, satellites_dir:
                               "expected_value") if c in gold.columns]
     not_scored = [] if index_path else downstream
     if failures_path:
-        result.failures.write_csv(failures_path)
+        with user_errors(note=" (--failures)"):
+            result.failures.write_csv(failures_path)
     if as_json:
         click.echo(json.dumps({"questions": gold.height,
                                "metrics": result.metrics.to_dicts(),

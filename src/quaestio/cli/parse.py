@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import click
 
-from ..errors import QuaestioError
 from . import cli, load_satellites_or_bundled as _satellites, satellites_option
+from .errors import (UserError, check_columns, check_language, check_text_file, echo_warnings,
+                     user_errors)
 
 
 def llm_options(command):
@@ -63,11 +67,10 @@ def parse(question: str, satellites_dir: str | None, language: str | None,
     """Parse one QUESTION and print its row."""
     from ..analysis import parse_question
 
-    try:
+    with user_errors():
         sats = _satellites(satellites_dir)
+        check_language(sats, language)
         row = parse_question(question, sats, language=language, llm=_llm(sats, **llm_flags))
-    except QuaestioError as exc:
-        raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(row.model_dump_json(indent=2))
         return
@@ -102,40 +105,71 @@ def parse(question: str, satellites_dir: str | None, language: str | None,
 @click.option("--language", help="Force one language for every question.")
 @click.option("--errors", type=click.Choice(["collect", "raise"]), default="collect",
               show_default=True, help="collect: a bad question becomes an error row.")
-@click.option("--chunk-size", default=5000, show_default=True,
+@click.option("--chunk-size", default=5000, show_default=True, type=click.IntRange(min=1),
               help="Questions parsed and written at a time (bounds memory).")
+@click.option("--encoding", help="Force the encoding of a CSV/JSONL file (default: UTF-8, "
+                                 "else detected).")
+@click.option("--strict", is_flag=True,
+              help="Exit with code 1 when any question gets an error_code.")
 @llm_options
 def batch(input_path: str, output: str, satellites_dir: str | None, question_column: str,
           id_column: str | None, language: str | None, errors: str, chunk_size: int,
-          **llm_flags: object) -> None:
+          encoding: str | None, strict: bool, **llm_flags: object) -> None:
     """Parse every question of IN (CSV, JSONL or Parquet) into question_df at OUTPUT."""
     from collections import Counter
 
     from ..analysis import parse_questions
-    from ..io import QuestionWriter, iter_questions
+    from ..io import QuestionWriter, file_format, iter_questions
 
     statuses: Counter = Counter()
-    try:
+    total = failed = 0
+    with user_errors(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _check_output(output)
+        file_format(input_path)
+        check_text_file(input_path)
         sats = _satellites(satellites_dir)
+        check_language(sats, language)
         llm = _llm(sats, **llm_flags)
-        total = failed = 0
         with QuestionWriter(output) as writer:
-            for part in iter_questions(input_path, chunk_size):
+            for part in iter_questions(input_path, chunk_size, encoding=encoding):
+                check_columns(input_path, part.columns, question_column=question_column,
+                              id_column=id_column)
                 if id_column is None:
                     import polars as pl
 
                     part = part.with_columns(pl.int_range(total, total + part.height)
                                              .cast(pl.String).alias("_qid"))
-                table = parse_questions(part, sats, question_column=question_column,
-                                        id_column=id_column or "_qid", language=language,
-                                        errors=errors, as_="arrow", llm=llm)
+                try:
+                    table = parse_questions(part, sats, question_column=question_column,
+                                            id_column=id_column or "_qid", language=language,
+                                            errors=errors, as_="arrow", llm=llm)
+                except Exception as exc:  # --errors raise: say which row, then stop
+                    raise UserError(f"{input_path}: {exc} (--errors raise)") from exc
                 failed += table["error_code"].length() - table["error_code"].null_count
                 statuses.update(s.split(":")[0] for s in table["llm_status"].to_pylist())
                 total += part.height
                 writer.write(table)
-    except (QuaestioError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    echo_warnings(caught)
     llm_note = "" if llm is None else "; llm: " + ", ".join(
         f"{statuses[k]} {k}" for k in ("ok", "cached", "fallback") if statuses[k])
     click.echo(f"{total} questions -> {output} ({failed} with an error_code{llm_note})",
                err=True)
+    if total and failed == total:
+        click.echo(f"warning: every question of {input_path} got an error_code; see the "
+                   f"error_message column (--strict makes this exit 1)", err=True)
+    if strict and failed:
+        raise click.exceptions.Exit(1)
+
+
+def _check_output(output: str) -> None:
+    from ..io import file_format
+
+    try:
+        file_format(output)
+    except ValueError as exc:
+        raise UserError(f"-o/--output: {exc}") from exc
+    folder = Path(output).parent
+    if not folder.is_dir():
+        raise UserError(f"-o/--output {output!r}: the folder {str(folder)!r} does not exist; "
+                        f"create it first")

@@ -7,8 +7,8 @@ import warnings
 
 import click
 
-from ..errors import QuaestioError
 from . import cli, load_satellites_or_bundled as _satellites, satellites_option
+from .errors import UserError, echo_warnings, user_errors
 
 BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
 
@@ -21,7 +21,7 @@ BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
               help="Packaged embedding model.")
 @click.option("--no-embeddings", is_flag=True, help="bm25 only: no vectors, no torch.")
 @click.option("--no-parent-child", is_flag=True, help="Do not store parents and children.")
-@click.option("--sentence-window", default=0, show_default=True,
+@click.option("--sentence-window", default=0, show_default=True, type=click.IntRange(min=0),
               help="Also index sentences, delivered with N neighbours each side.")
 @click.option("--encoding", help="Force one encoding for every file.")
 def index_command(docs: str, output: str, model: str, no_embeddings: bool,
@@ -31,15 +31,12 @@ def index_command(docs: str, output: str, model: str, no_embeddings: bool,
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
+        with user_errors():
             index = build_index(docs, output, embedding_model=None if no_embeddings else model,
                                 parent_child=not no_parent_child,
                                 sentence_window=sentence_window, encoding=encoding,
                                 progress=True)
-        except QuaestioError as exc:
-            raise click.ClickException(str(exc)) from exc
-    for w in caught:
-        click.echo(f"warning: {w.message}", err=True)
+    echo_warnings(caught)
     m = index.manifest
     sections = sum(g == "section" for g in index.chunks.column("granularity").to_pylist())
     click.echo(f"{m['documents']} documents -> {sections} chunks ({m['chunks']} rows with "
@@ -53,7 +50,8 @@ def index_command(docs: str, output: str, model: str, no_embeddings: bool,
 @click.argument("question")
 @click.option("--backend", type=click.Choice(BACKENDS), default=None,
               help="Default: hybrid, or bm25 for an index without embeddings.")
-@click.option("-k", "--k", "k", default=5, show_default=True, help="Hits to return.")
+@click.option("-k", "--k", "k", default=5, show_default=True, type=click.IntRange(min=1),
+              help="Hits to return.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON lines.")
 @satellites_option
 def search_command(index_dir: str, question: str, backend: str | None, k: int,
@@ -64,15 +62,15 @@ def search_command(index_dir: str, question: str, backend: str | None, k: int,
     from ..confirm import confirm
     from ..retrieval import open_index, search
 
-    try:
+    if not question.strip():
+        raise UserError("QUESTION is empty: give the question to search for")
+    with user_errors():
         index = open_index(index_dir)
         backend = backend or ("hybrid" if index.embedding_model else "bm25")
         sats = _satellites(satellites_dir)
         qdf = parse_questions([question], sats, as_="polars")
         hits = search(index, qdf, backend=backend, k=k, as_="arrow", satellites=sats)
         answers, verdicts = confirm(qdf, hits, satellites=sats, as_="polars")
-    except QuaestioError as exc:
-        raise click.ClickException(str(exc)) from exc
     if as_json:
         for row in hits.to_pylist():
             click.echo(json.dumps(row, ensure_ascii=False, default=str))

@@ -6,8 +6,8 @@ import json
 
 import click
 
-from ..errors import QuaestioError
 from . import cli, load_satellites_or_bundled as _satellites
+from .errors import UserError, user_errors
 
 
 @cli.group()
@@ -19,10 +19,8 @@ def satellites() -> None:
 @click.argument("folder", required=False, type=click.Path(exists=True, file_okay=False))
 def validate(folder: str | None) -> None:
     """Validate FOLDER (default: the bundled tables); list every bad row."""
-    try:
+    with user_errors():
         sats = _satellites(folder)
-    except QuaestioError as exc:
-        raise click.ClickException(str(exc)) from exc
     rows = sum(t.height for t in sats.tables.values())
     click.echo(f"OK: {len(sats.tables)} tables, {rows} rows (version {sats.version})")
 
@@ -34,10 +32,8 @@ def stats(folder: str | None, as_json: bool) -> None:
     """Rows per table, keywords per language and concepts per family."""
     import polars as pl
 
-    try:
+    with user_errors():
         sats = _satellites(folder)
-    except QuaestioError as exc:
-        raise click.ClickException(str(exc)) from exc
     by_language = sats.concept_keywords.group_by("language").len().sort("language")
     by_family = sats.concepts.group_by("doc_family").len().sort("doc_family")
     if as_json:
@@ -72,7 +68,7 @@ def export(folder: str) -> None:
     out = Path(folder)
     taken = [f.name for f in sources if (out / f.name).exists()]
     if taken:
-        raise click.ClickException(
+        raise UserError(
             f"{folder} already holds {', '.join(taken)}; nothing was written "
             f"(export into an empty or new folder)")
     out.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import ahocorasick
 import polars as pl
 
-from ..analysis.text import TOKEN_RE, fold, fold_phrase
+from ..analysis.text import TOKEN_RE, fold, fold_word, strip_accents
 from ..satellites import Satellites
 from .reports import as_polars
 
@@ -109,23 +109,29 @@ def corpus_coverage(corpus: Any, sats: Satellites, **read_options: Any) -> Corpu
     """
     docs = corpus if _is_read(corpus) else read_corpus(corpus, sats, **read_options)
     rows = sats.concept_keywords.filter(status="validated").select("concept", "language",
-                                                                   "keyword")
-    keys = [" " + fold_phrase(k) + " " for k in rows["keyword"].to_list()]
-    automaton = ahocorasick.Automaton()
-    for key in set(keys):
+                                                                   "keyword", "match")
+    # A `match=cased` row (a code such as IS, AND, TO) is looked up in the case-kept form,
+    # as the parser does: "is" and "and" in a text are not Iceland and Andorra.
+    keys = [(match == "cased", " " + _key(k, match == "cased") + " ")
+            for k, match in rows.select("keyword", "match").iter_rows()]
+    automata = {cased: ahocorasick.Automaton() for cased in (False, True)}
+    for cased, key in set(keys):
         if key.strip():
-            automaton.add_word(key, key)
-    occurrences: Counter[str] = Counter()
-    in_docs: dict[str, set[str]] = defaultdict(set)
-    langs_of: dict[str, set[str]] = defaultdict(set)
-    if len(automaton):
+            automata[cased].add_word(key, (cased, key))
+    occurrences: Counter[tuple[bool, str]] = Counter()
+    in_docs: dict[tuple[bool, str], set[str]] = defaultdict(set)
+    langs_of: dict[tuple[bool, str], set[str]] = defaultdict(set)
+    for cased, automaton in automata.items():
+        if not len(automaton):
+            continue
         automaton.make_automaton()
         for doc_id, lang, text in docs.iter_rows():
-            padded = " " + " ".join(fold(m.group()) for m in TOKEN_RE.finditer(text)) + " "
+            padded = " " + _key(text, cased) + " "
             for _, key in automaton.iter(padded):
                 occurrences[key] += 1
                 in_docs[key].add(doc_id)
                 langs_of[key].add(lang)
+    rows = rows.drop("match")
     variants = rows.with_columns(
         pl.Series("occurrences", [occurrences[k] for k in keys], dtype=pl.Int64),
         pl.Series("docs", [len(in_docs[k]) for k in keys], dtype=pl.Int64),
@@ -143,6 +149,12 @@ def corpus_coverage(corpus: Any, sats: Satellites, **read_options: Any) -> Corpu
               .select("concept", "found_in", "missing_languages", "occurrences")
               .sort("occurrences", descending=True))
     return CorpusCoverage(variants, variants.filter(pl.col("occurrences") == 0), single)
+
+
+def _key(text: str, cased: bool) -> str:
+    """Tokens joined by single spaces: folded, or (cased) accents stripped, case kept."""
+    form = strip_accents if cased else fold_word
+    return " ".join(form(m.group()) for m in TOKEN_RE.finditer(text))
 
 
 def _is_read(corpus: Any) -> bool:

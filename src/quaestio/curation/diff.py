@@ -23,7 +23,8 @@ def satellite_diff(old: Satellites, new: Satellites, *,
     `concept_keywords`). A changed row gives one line per changed column.
 
     Returns:
-        A polars DataFrame: table, key ("a / b / c"), change (added, removed, changed),
+        A polars DataFrame: table, key ("a / b / c"), change (added, removed, changed,
+        or rejected: a new row whose status is rejected, which the parse never reads),
         column (changed rows only), old_value, new_value (as text).
     """
     out: list[dict[str, Any]] = []
@@ -39,7 +40,10 @@ def satellite_diff(old: Satellites, new: Satellites, *,
                 out.append(_line(name, label, "removed", None, _row_text(rec, value_cols, ""),
                                  None))
             elif in_new and not in_old:
-                out.append(_line(name, label, "added", None, None,
+                # A discovery the analyst rejected is remembered, not added to the parse.
+                change = "rejected" if rec.get("status__new", rec.get("status")) == \
+                    "rejected" else "added"
+                out.append(_line(name, label, change, None, None,
                                  _row_text(rec, value_cols, "__new")))
             else:
                 for col in value_cols:

@@ -133,7 +133,7 @@ class LLMClient:
             result.attempts += 1
             response, exc = yield ("call", request)
             if exc is not None:
-                reason, wait = self._classify(exc)
+                reason, wait = self._classify(exc, failures)
                 if reason == "unsupported_format":
                     self._format = "json_object"  # remembered for every later question
                     continue
@@ -170,12 +170,16 @@ class LLMClient:
                     "json_schema": {"name": name, "schema": schema, "strict": True}}
         return {"type": "json_object"}
 
-    def _classify(self, exc: BaseException) -> tuple[str, float | None]:
-        """(reason, pause before a retry or None when retrying cannot help)."""
+    def _classify(self, exc: BaseException, failures: int = 0) -> tuple[str, float | None]:
+        """(reason, pause before a retry or None when retrying cannot help).
+
+        The pause doubles with each failure (`backoff`, 2x, 4x, ...), jittered by
+        [-25%, +25%] so that concurrent retries spread out.
+        """
         import openai
 
         c = self.config
-        backoff = c.backoff * (1.5 + random.random()) / 2  # jittered, so retries spread out
+        backoff = c.backoff * 2 ** min(failures, 16) * (0.75 + random.random() / 2)
         if isinstance(exc, openai.APITimeoutError):
             return "timeout", backoff
         if isinstance(exc, openai.APIConnectionError):

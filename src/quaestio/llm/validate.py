@@ -64,7 +64,9 @@ def check(reply: Analysis, draft: Draft, record: dict[str, Any], names: list[str
         out.values["corrected_question"] = fixed
     elif fixed:
         out.reject("corrected_question", fixed, "too far from the question")
-    written = {int(n) for n in _NUMBER.findall(question)} | set(record.get("pages_hint") or ())
+    # Page numbers are short: a 5,000-digit run cannot be one (and int() refuses it).
+    written = {int(n) for n in _NUMBER.findall(question) if len(n) <= 12} \
+        | set(record.get("pages_hint") or ())
     pages = [p for p in reply.pages_hint if p in written]
     if len(pages) < len(reply.pages_hint):
         out.reject("pages_hint", [p for p in reply.pages_hint if p not in written],
@@ -195,6 +197,9 @@ def _rewrites(out: Checked, reply: Analysis, draft: Draft, record: dict[str, Any
     language = config.rewrite_language or draft.language
     stop = stopwords_for(draft.sats, language) | stopwords_for(draft.sats, draft.language)
     seen = {fold(k["text"]) for k in record.get("keywords") or ()}
+    known = config.knows if config.vocabulary is not None else _grounded_term(draft, language)
+    cap = draft.sats.defaults.llm_max_rewrite_terms
+    capped = 0
     for n, rewrite in enumerate(reply.rewrites[:max(config.rewrites, 1)]):
         for token in tokenize(rewrite[:300]):
             term = token.folded
@@ -202,13 +207,34 @@ def _rewrites(out: Checked, reply: Analysis, draft: Draft, record: dict[str, Any
                     or any(c.isdigit() for c in term)):
                 continue
             seen.add(term)
-            if not config.knows(term):
+            if not known(term):
                 out.dropped_terms += 1
+                continue
+            if len(out.rewrite_terms) >= cap:
+                capped += 1
                 continue
             out.rewrite_terms.append((token.text.lower(), n))
     if out.dropped_terms:
+        where = ("the corpus vocabulary" if config.vocabulary is not None
+                 else "the question, the dictionary or the language's word list")
         out.warnings.append(f"{W_VOCABULARY} llm rewrites: {out.dropped_terms} term(s) not in "
-                            f"the corpus vocabulary dropped")
+                            f"{where} dropped")
+    if capped:
+        out.warnings.append(f"{W_VOCABULARY} llm rewrites: {capped} term(s) past "
+                            f"llm_max_rewrite_terms={cap} dropped")
+
+
+def _grounded_term(draft: Draft, language: str | None):
+    """Without a corpus vocabulary, a rewrite term must be a word of the question, of the
+    dictionary, or of the language's word list: a hostile or confused reply cannot bring
+    words that are none of these ("rootkit exfiltration") into the keywords."""
+    from ..analysis.dictionary import dictionary_index
+    from ..analysis.spelling import language_vocabulary
+
+    question = {t.folded for t in draft.tokens}
+    dictionary = dictionary_index(draft.sats).token_counts
+    words = language_vocabulary(language) if language else {}
+    return lambda term: term in question or term in dictionary or term in words
 
 
 def _stems(draft: Draft, text: str) -> set[str]:

@@ -6,7 +6,8 @@ the index manifest under "skipped"):
 - a binary file (NUL bytes in its first 8 KiB, no UTF-16 byte-order mark) is skipped (W302);
 - a document whose text has the same hash as an earlier one is indexed once (W303);
 - text is decoded as UTF-8 (a BOM selects UTF-8-sig or UTF-16); bytes that are not UTF-8
-  are decoded as cp1252, then latin-1, with a warning naming the file and offset (W304),
+  are decoded in the encoding charset-normalizer finds, with a warning naming the file
+  and offset (W304),
   unless `encoding=` forces one, in which case a decoding error is an `IngestionError`.
 """
 
@@ -94,15 +95,12 @@ def _decode(path: Path, encoding: str | None, skipped: list) -> tuple[str | None
     try:
         return data.decode("utf-8-sig"), "utf-8"
     except UnicodeDecodeError as exc:
-        for fallback in ("cp1252", "latin-1"):
-            try:
-                text = data.decode(fallback)
-            except UnicodeDecodeError:
-                continue
-            _skip(skipped, str(path), W304_ENCODING,
-                  f"not UTF-8 (byte {exc.start}): decoded as {fallback}", skipped_doc=False)
-            return text, fallback
-    raise AssertionError("latin-1 decodes any bytes")
+        from ..io import decode_bytes  # charset-normalizer: cp1251, Shift-JIS, cp1252, ...
+
+        text, guess, _ = decode_bytes(data)
+        _skip(skipped, str(path), W304_ENCODING,
+              f"not UTF-8 (byte {exc.start}): decoded as {guess}", skipped_doc=False)
+        return text, guess
 
 
 def _from_frame(frame: Any, skipped: list) -> Iterator[RawDoc]:

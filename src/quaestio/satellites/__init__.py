@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 import polars as pl
 
 from ..errors import SatelliteError
+from .csvfile import read_csv_rows
 from .defaults import Defaults, parse_defaults
 from .schemas import SPECS, TABLES, validate_links, validate_table
 
@@ -134,13 +135,14 @@ def load_satellites(path: str | Path | None = None, *,
         key = [k for k in spec.key if k in frame.columns]
         if override and key:
             frame = frame.unique(subset=key, keep="last", maintain_order=True)
-        typed, problems = validate_table(spec, frame)
+        typed, problems = validate_table(spec, frame, parts=raw[name])
         failures += problems
         tables[name] = typed
         origins[name] = tuple(typed["_source"].unique(maintain_order=True).to_list())
-    if not failures:
-        failures += validate_links(tables)
-    if not failures:
+    # Links and defaults are checked even when some rows failed, on the rows that did
+    # type, so that one load lists every problem.
+    failures += validate_links(tables)
+    if {"key", "value"} <= set(tables["defaults"].columns):
         failures += _defaults_failures(tables["defaults"])
     if failures:
         raise SatelliteError(failures)
@@ -202,15 +204,24 @@ def _read_files(table: str, files, raw: dict, failures: list, prefix: str) -> No
                 first_row = 0
             else:
                 with entry.open("rb") as fh:
-                    frame = pl.read_csv(fh, infer_schema=False)
-                first_row = 2  # line numbers as an editor shows them; the header is line 1
+                    frame, problems = read_csv_rows(fh.read(), label, table)
+                failures += problems
+                if frame is None:
+                    continue
+                # `_row`: the line each row starts on, as an editor shows it (header: 1).
+                raw[table].append(frame.with_columns(pl.lit(label).alias("_source")))
+                continue
         except Exception as exc:  # a file polars cannot read is one more failure to report
             failures.append({"source": label, "table": table, "row": None, "column": None,
-                             "value": None, "reason": f"cannot read: {exc}"})
+                             "value": None, "reason": f"cannot read: {_first_line(exc)}"})
             continue
         raw[table].append(frame.with_columns(
             pl.lit(label).alias("_source"),
             (pl.int_range(pl.len(), dtype=pl.Int64) + first_row).alias("_row")))
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _from_user_frame(frame: FrameLike, label: str) -> pl.DataFrame:

@@ -189,25 +189,32 @@ def _case(source: str, table: str, row: int | None, column: str | None, value: A
             "value": value, "reason": reason}
 
 
-def validate_table(spec: TableSpec, frame: pl.DataFrame) -> tuple[pl.DataFrame, list[dict]]:
+def validate_table(spec: TableSpec, frame: pl.DataFrame,
+                   parts: list[pl.DataFrame] | None = None) -> tuple[pl.DataFrame, list[dict]]:
     """Check and type one table; `frame` holds string columns plus `_source` and `_row`.
+
+    `parts`: the frames `frame` was concatenated from, one per file, so that a column
+    missing from or unknown to one split file is blamed on that file, once.
 
     Returns the typed frame (string columns cast to their kinds, defaults filled) and the
     failure cases. Foreign keys and cross-table checks are done by `validate_links`.
     """
     failures: list[dict] = []
-    present = set(frame.columns)
+    files = [(p["_source"][0], set(p.columns)) for p in parts or () if p.height]
+    if not files:
+        files = [(src, set(frame.columns))
+                 for src in frame["_source"].unique(maintain_order=True).to_list()]
+    for src, present in files:
+        for col in spec.columns:
+            if col.required and col.name not in present:
+                failures.append(_case(src, spec.name, None, col.name, None,
+                                      "required column is missing"))
+        for name in sorted(present - set(spec.column_names) - {"_source", "_row"}):
+            failures.append(_case(src, spec.name, None, name, None,
+                                  f"unknown column; expected some of {spec.column_names}"))
     for col in spec.columns:
-        if col.name not in present:
-            if col.required:
-                for src in frame["_source"].unique(maintain_order=True).to_list():
-                    failures.append(_case(src, spec.name, None, col.name, None,
-                                          "required column is missing"))
+        if col.name not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias(col.name))
-    unknown = present - set(spec.column_names) - {"_source", "_row"}
-    for name in sorted(unknown):
-        failures.append(_case(frame["_source"][0], spec.name, None, name, None,
-                              f"unknown column; expected some of {spec.column_names}"))
     if failures:
         return frame, failures
 
@@ -300,7 +307,47 @@ def _regex_failures(frame: pl.DataFrame, spec: TableSpec, col: Column) -> list[d
         if compiled.search(""):
             failures.append(_case(rec["_source"], spec.name, rec["_row"], col.name, pattern,
                                   "regex matches the empty string, so it would match anywhere"))
+            continue
+        probe = catastrophic_probe(compiled)
+        if probe is not None:
+            failures.append(_case(rec["_source"], spec.name, rec["_row"], col.name, pattern,
+                                  f"regex backtracks catastrophically (more than "
+                                  f"{PROBE_TIMEOUT_S * 1000:g} ms on the {len(probe)}-character "
+                                  f"probe {probe[:12]!r}...): nested repetition or overlapping "
+                                  f"alternatives such as (a+)+ or (a|a)*; make the inner part "
+                                  f"possessive (a++) or atomic (?>...)"))
     return failures
+
+
+PROBE_TIMEOUT_S = 0.1
+_PROBE_LENGTH = 30
+_PROBE_BASE = "a1 .,-:é"
+_REPEATED_GROUP = regex.compile(r"\)(?:[+*]|\{\d*,?\d*\})")
+
+
+def catastrophic_probe(pattern: regex.Pattern) -> str | None:
+    """The adversarial string on which `pattern` runs past `PROBE_TIMEOUT_S`, else None.
+
+    The probes are runs of one character, or of two alternating ones, drawn from the
+    pattern's own literal characters and a few of each class (letter, digit, space,
+    punctuation), ended by a character that makes the match fail: what makes nested
+    repetition and overlapping alternatives try every way of splitting the run. A pattern
+    that needs well under a millisecond on real text takes seconds on one of these.
+    """
+    if not _REPEATED_GROUP.search(pattern.pattern):
+        return None  # backtracking explodes only when a group is repeated
+    own = [c for c in dict.fromkeys(pattern.pattern)
+           if c.isprintable() and c not in "\\()[]{}?*+|^$<>=!"]
+    alphabet = list(dict.fromkeys(_PROBE_BASE + "".join(own)))[:24]
+    pairs = list(dict.fromkeys("a 1," + "".join(own[:4])))
+    runs = [c * _PROBE_LENGTH for c in alphabet]
+    runs += [(a + b) * (_PROBE_LENGTH // 2) for a in pairs for b in pairs if a != b]
+    for run in runs:
+        try:
+            pattern.search(run + "\x00", timeout=PROBE_TIMEOUT_S)
+        except TimeoutError:
+            return run + "\x00"
+    return None
 
 
 def validate_links(tables: dict[str, pl.DataFrame]) -> list[dict]:
