@@ -13,10 +13,17 @@ from . import cli, load_satellites_or_bundled as _satellites, satellites_option
 BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
 
 
+def _index_error(exc: Exception) -> None:
+    """An unusable index folder is the user's to fix: one line, exit 2."""
+    click.echo(f"error: {exc}", err=True)
+    click.get_current_context().exit(2)
+
+
 @cli.command("index")
 @click.argument("docs", type=click.Path(exists=True))
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
-              help="Index folder (written atomically; an existing index is replaced).")
+              help="Index folder, written atomically. An existing folder is replaced only "
+                   "if it is a quaestio index holding nothing else.")
 @click.option("--model", default="all-MiniLM-L6-v2", show_default=True,
               help="Packaged embedding model.")
 @click.option("--no-embeddings", is_flag=True, help="bm25 only: no vectors, no torch.")
@@ -27,7 +34,7 @@ BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
 def index_command(docs: str, output: str, model: str, no_embeddings: bool,
                   no_parent_child: bool, sentence_window: int, encoding: str | None) -> None:
     """Chunk and index the Markdown/text files of DOCS (a folder or one file)."""
-    from ..retrieval import build_index
+    from ..retrieval import IndexFormatError, build_index
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -36,6 +43,8 @@ def index_command(docs: str, output: str, model: str, no_embeddings: bool,
                                 parent_child=not no_parent_child,
                                 sentence_window=sentence_window, encoding=encoding,
                                 progress=True)
+        except IndexFormatError as exc:
+            _index_error(exc)
         except QuaestioError as exc:
             raise click.ClickException(str(exc)) from exc
     for w in caught:
@@ -62,7 +71,7 @@ def search_command(index_dir: str, question: str, backend: str | None, k: int,
     and the verdict (found / not_found / no_evidence / skipped)."""
     from ..analysis import parse_questions
     from ..confirm import confirm
-    from ..retrieval import open_index, search
+    from ..retrieval import IndexFormatError, open_index, search
 
     try:
         index = open_index(index_dir)
@@ -71,6 +80,8 @@ def search_command(index_dir: str, question: str, backend: str | None, k: int,
         qdf = parse_questions([question], sats, as_="polars")
         hits = search(index, qdf, backend=backend, k=k, as_="arrow", satellites=sats)
         answers, verdicts = confirm(qdf, hits, satellites=sats, as_="polars")
+    except IndexFormatError as exc:
+        _index_error(exc)
     except QuaestioError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
