@@ -84,7 +84,7 @@ def test_cli_index_then_search(tmp_path):
     result = runner.invoke(cli, ["search", str(out), "premium", "--backend", "dense"])
     assert result.exit_code == 1 and "without embeddings" in result.output
     result = runner.invoke(cli, ["search", str(tmp_path), "premium"])
-    assert result.exit_code == 1 and "not a quaestio index" in result.output
+    assert result.exit_code == 2 and "not a quaestio index" in result.output
 
 
 def test_build_index_from_a_dataframe_dedupes_identical_texts():

@@ -48,11 +48,13 @@ def build_index(source: Any, path: str | os.PathLike | None = None, *,
                            parent_child=parent_child, child_tokens=child_tokens,
                            sentence_window=sentence_window)
     skipped: list[dict] = []
+    fingerprints: dict[str, str] = {}
     documents, chunks = chunk_documents(source, embedding_model=embedding_model,
                                         options=options, describe=describe, encoding=encoding,
-                                        progress=progress, skipped=skipped)
+                                        progress=progress, skipped=skipped,
+                                        fingerprints=fingerprints)
     index = Index(documents, chunks, new_manifest(documents, chunks, options, embedding_model,
-                                                  skipped, describe))
+                                                  skipped, describe, fingerprints))
     fit(index)
     if path is not None:
         index.save(path)
@@ -61,7 +63,7 @@ def build_index(source: Any, path: str | os.PathLike | None = None, *,
 
 def new_manifest(documents: pa.Table, chunks: pa.Table, options: ChunkOptions,
                  embedding_model: str | None, skipped: list[dict],
-                 describe: Describe | None) -> dict:
+                 describe: Describe | None, fingerprints: dict[str, str]) -> dict:
     """The manifest of an index of these tables (the file list is added when written)."""
     present = set(chunks.column("granularity").to_pylist())
     model = _model_entry(embedding_model)
@@ -75,6 +77,9 @@ def new_manifest(documents: pa.Table, chunks: pa.Table, options: ChunkOptions,
         "model_probe": [round(float(x), 6) for x in model_probe(model["name"])]
         if model else None,
         "updates": [],
+        # Per document, what its chunks were made from (`ingest.fingerprint`): an update
+        # re-chunks a document only when this changes.
+        "fingerprints": fingerprints,
     }
 
 

@@ -296,6 +296,12 @@ def check_manifest(raw: bytes, folder: Path) -> dict:
         raise IndexFormatError(f"{folder}/{where}: rows {rows!r} do not add up to "
                                f"{manifest['chunks']} chunks")
     _check_model(manifest, folder)
+    prints = manifest.get("fingerprints", {})
+    if not isinstance(prints, dict) or not all(isinstance(v, str) for v in prints.values()):
+        raise IndexFormatError(f"{folder}/{where}: fingerprints must map document ids to "
+                               f"text")
+    if not isinstance(manifest.get("updates", []), list):
+        raise IndexFormatError(f"{folder}/{where}: updates must be a list")
     files = manifest["files"]
     expected = expected_files(manifest)
     missing = [n for n in expected if n not in files]
