@@ -219,7 +219,9 @@ def _apply(old: Index, new: _Chunked, order: list[str], operation: str, target: 
     manifest = {k: v for k, v in old.manifest.items() if k not in ("files", "digest", "rows")}
     manifest["granularities"] = [g for g in INDEXED if g in present]
     manifest["documents"], manifest["chunks"] = documents.num_rows, chunks.num_rows
-    manifest["skipped"] = list(old.manifest.get("skipped") or []) + new.skipped
+    # A sync reads the whole source again: its skipped files replace the old list.
+    manifest["skipped"] = new.skipped if operation == "sync" else \
+        list(old.manifest.get("skipped") or []) + new.skipped
     prints = {d: p for d, p in (old.manifest.get("fingerprints") or {}).items()}
     prints.update(new.prints)
     kept = set(order)
