@@ -13,7 +13,12 @@ synthetic set when the data is absent. One question per answer type hits every p
 MB/s counts the passage bytes read once per answer type, the same for the three stages,
 over CPU time (best of two runs), so a loaded machine does not distort the ratio.
 
+Then the long-passage check (issue 13): one passage of dense values (amounts, dates) of
+0.1, 1 and 10 MB, scanned by `find_values` in windows; the CPU time per MB must stay flat
+(linear), and a 1 MB passage holding "Annual premium: EUR 1,250.00" must be `found`.
+
     .venv/bin/python bench/confirm_throughput.py [--data /work/shared/data] [--mb 4]
+    .venv/bin/python bench/confirm_throughput.py --linear-only [--sizes 0.1 1 10]
 """
 
 from __future__ import annotations
@@ -55,6 +60,57 @@ def passages(data: Path, megabytes: float) -> list[str]:
     return out
 
 
+def dense_passage(megabytes: float, kind: str, seed: int = 3) -> str:
+    """One passage of `megabytes` of text dense in values of `kind`, a sentence a line."""
+    rng = random.Random(seed)
+    months = ("January", "March", "June", "September", "November")
+    lines, size = [], 0
+    while size < megabytes * 1e6:
+        if kind == "amount":
+            line = (f"Item {rng.randint(1, 9999)}: USD {rng.randint(1, 999)},"
+                    f"{rng.randint(100, 999)}.{rng.randint(10, 99)} paid, then "
+                    f"{rng.randint(2, 900)} EUR and €{rng.randint(1, 99)}.{rng.randint(10, 99)}.")
+        else:
+            line = (f"Signed on {rng.randint(1, 28)} {rng.choice(months)} "
+                    f"{rng.randint(1990, 2030)}, renewed {rng.randint(1, 12)}/"
+                    f"{rng.randint(1, 28)}/{rng.randint(1990, 2030)} and on "
+                    f"{rng.randint(1990, 2030)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}.")
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)
+
+
+def linear(sizes: list[float]) -> None:
+    """CPU seconds per MB of find_values over one long passage, per size and value kind."""
+    from quaestio import parse_question
+    from quaestio.confirm import find_values
+
+    sats = bundled_satellites()
+    find_values("warm up: 1 March 2025, EUR 5", "date", satellites=sats)
+    find_values("warm up: EUR 5", "amount", satellites=sats)
+    print(f"{'passage':<10}{'kind':<8}{'values':>9}{'timeouts':>10}{'CPU s':>9}{'CPU s/MB':>10}")
+    for size in sizes:
+        for kind in ("amount", "date"):
+            text = dense_passage(size, kind)
+            warnings: list[str] = []
+            start = time.process_time()
+            found = find_values(text, kind, language="en", satellites=sats, warnings=warnings)
+            seconds = time.process_time() - start
+            mb = len(text.encode()) / 1e6
+            print(f"{mb:<10.2f}{kind:<8}{len(found):>9}{len(warnings):>10}{seconds:>9.2f}"
+                  f"{seconds / mb:>10.2f}")
+    filler = dense_passage(0.5, "date")
+    text = f"{filler}\nAnnual premium: EUR 1,250.00\n{filler}"
+    q = parse_question("What is the annual premium?")
+    start = time.process_time()
+    result = confirm(q, [{"question_id": q.question_id, "chunk_id": "long",
+                          "generation_text": text}], satellites=sats, as_="arrow")
+    row = result.verdicts.to_pylist()[0]
+    print(f"{len(text.encode()) / 1e6:.2f} MB passage holding 'Annual premium: EUR 1,250.00': "
+          f"verdict {row['verdict']} ({row['value']}), {time.process_time() - start:.2f} CPU s, "
+          f"{len(row['warnings'])} warning(s)")
+
+
 def timed(run) -> float:
     best = float("inf")
     for _ in range(2):
@@ -68,7 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="/work/shared/data", type=Path)
     parser.add_argument("--mb", default=2.0, type=float, help="passage text per answer type")
+    parser.add_argument("--sizes", default=[0.1, 1.0, 10.0], type=float, nargs="+",
+                        help="MB of the long passages of the linear check")
+    parser.add_argument("--linear-only", action="store_true",
+                        help="only the long-passage check")
     args = parser.parse_args(argv)
+    if args.linear_only:
+        linear(args.sizes)
+        return 0
     sats = bundled_satellites()
     texts = passages(args.data, args.mb)
     megabytes = sum(len(t.encode()) for t in texts) * len(TYPES) / 1e6
@@ -128,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     answers, verdicts = result["r"]
     counts = Counter(verdicts.column("verdict").to_pylist())
     print(f"answers_df: {answers.num_rows} rows; verdicts: {dict(counts)}")
+    linear(args.sizes)
     return 0
 
 

@@ -16,7 +16,8 @@ BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
 @cli.command("index")
 @click.argument("docs", type=click.Path(exists=True))
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
-              help="Index folder (written atomically; an existing index is replaced).")
+              help="Index folder, written atomically. An existing folder is replaced only "
+                   "if it is a quaestio index holding nothing else.")
 @click.option("--model", default="all-MiniLM-L6-v2", show_default=True,
               help="Packaged embedding model.")
 @click.option("--no-embeddings", is_flag=True, help="bm25 only: no vectors, no torch.")
@@ -24,25 +25,74 @@ BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
 @click.option("--sentence-window", default=0, show_default=True, type=click.IntRange(min=0),
               help="Also index sentences, delivered with N neighbours each side.")
 @click.option("--encoding", help="Force one encoding for every file.")
+@click.option("--update", is_flag=True,
+              help="Bring the index in OUTPUT up to date with DOCS: new files added, changed "
+                   "ones re-chunked, missing ones removed; unchanged chunks keep their "
+                   "vectors. The index keeps its own model and chunking options.")
 def index_command(docs: str, output: str, model: str, no_embeddings: bool,
-                  no_parent_child: bool, sentence_window: int, encoding: str | None) -> None:
+                  no_parent_child: bool, sentence_window: int, encoding: str | None,
+                  update: bool) -> None:
     """Chunk and index the Markdown/text files of DOCS (a folder or one file)."""
     from ..retrieval import build_index
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with user_errors():
-            index = build_index(docs, output, embedding_model=None if no_embeddings else model,
-                                parent_child=not no_parent_child,
-                                sentence_window=sentence_window, encoding=encoding,
-                                progress=True)
+            if update and _has_manifest(output):
+                index = _update(docs, output, model, no_embeddings, no_parent_child,
+                                sentence_window, encoding)
+            else:
+                index = build_index(docs, output,
+                                    embedding_model=None if no_embeddings else model,
+                                    parent_child=not no_parent_child,
+                                    sentence_window=sentence_window, encoding=encoding,
+                                    progress=True)
     echo_warnings(caught)
     m = index.manifest
+    if update and m["updates"]:
+        u = m["updates"][-1]
+        click.echo(f"update: {u['n_added']} added, {u['n_updated']} updated, "
+                   f"{u['n_removed']} removed, {u['n_unchanged']} unchanged; "
+                   f"{u['chunks_embedded']} chunks embedded, {u['chunks_reused']} reused",
+                   err=True)
     sections = sum(g == "section" for g in index.chunks.column("granularity").to_pylist())
     click.echo(f"{m['documents']} documents -> {sections} chunks ({m['chunks']} rows with "
                f"parents/children) -> {output} "
                f"[{m['embedding_model']['name'] if m['embedding_model'] else 'bm25 only'}]",
                err=True)
+
+
+def _has_manifest(output: str) -> bool:
+    from pathlib import Path
+
+    return (Path(output) / "manifest.json").exists()
+
+
+def _update(docs, output, model, no_embeddings, no_parent_child, sentence_window, encoding):
+    from ..retrieval import open_index, sync_documents
+    from ..retrieval.embeddings import resolve
+
+    index = open_index(output)
+    ctx = click.get_current_context()
+    explicit = lambda name: ctx.get_parameter_source(name) not in (  # noqa: E731
+        click.core.ParameterSource.DEFAULT, None)
+    options = index.manifest["chunk_options"]
+    differs = []
+    if explicit("model") and resolve(model).name != index.embedding_model:
+        differs.append(f"--model {model} (the index: {index.embedding_model or 'none'})")
+    if explicit("no_embeddings") and index.embedding_model:
+        differs.append(f"--no-embeddings (the index: {index.embedding_model})")
+    if explicit("no_parent_child") and options.get("parent_child"):
+        differs.append("--no-parent-child (the index stores parents)")
+    if explicit("sentence_window") and sentence_window != options.get("sentence_window"):
+        differs.append(f"--sentence-window {sentence_window} "
+                       f"(the index: {options.get('sentence_window')})")
+    if differs:
+        click.echo(f"error: {output}: --update keeps the index's options, and "
+                   f"{'; '.join(differs)} differ; rebuild without --update to change them",
+                   err=True)
+        ctx.exit(2)
+    return sync_documents(index, docs, encoding=encoding, progress=True)
 
 
 @cli.command("search")

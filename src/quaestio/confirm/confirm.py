@@ -95,11 +95,10 @@ def confirm(question_df: Any, hits_df: Any, *, satellites: Satellites | None = N
                                               timeout=timeout, sats=sats, warnings=warnings),
                                          fold(text), warnings)
                 values, folded, warnings = values_cache[key]
-                found = matcher.find(folded, timeout)
-                if found is None:
+                found, late = matcher.find(folded, timeout)
+                if late:
                     warnings = warnings + [f"W101: keywords of {q.question_id!r} exceeded "
                                            f"{sats.defaults.regex_timeout_ms} ms; skipped"]
-                    found = []
                 found = [(s, e, text[s:e], w) for s, e, _, w in found]
                 evidence.add_passage(bool(found), len(values), warnings)
                 if not values:

@@ -21,11 +21,12 @@ import polars as pl
 import regex
 
 from ..analysis.gate import LiteralGate
-from ..analysis.rules import timed_finditer
 from ..errors import QuaestioError, QuaestioWarning, WarningCode
 from ..satellites import Satellites, bundled_satellites
 from ..satellites.schemas import compile_pattern
+from .overlaps import longest_first
 from .parsers import Reject, parse_value
+from .windows import WINDOW, finditer_windows
 
 _PLACEHOLDER = regex.compile(r"(?<!\(\?P)<(keywords:)?([a-z][a-z0-9_]*)>")
 
@@ -193,44 +194,37 @@ def _gate(sats: Satellites, patterns: tuple[Pattern, ...]) -> LiteralGate:
 def scan(patterns: tuple[Pattern, ...], text: str, *, language: str | None, timeout: float,
          sats: Satellites, warnings: list[str] | None = None) -> list[Value]:
     """Every value the patterns find, parsed and validated; where matches of several rows
-    overlap, the longest wins (then the earliest row)."""
+    overlap, the longest wins (then the earliest row). A long text is scanned in windows,
+    each under `timeout` (`windows`), so a slow row loses only the windows it timed out in."""
     found: list[tuple[int, int, int, Value]] = []
     runnable: dict[int, list[regex.Pattern]] = {}
     for branch in _gate(sats, patterns).candidates(text.casefold()):
         runnable.setdefault(branch.order, []).append(branch.pattern)
     for order, pattern in enumerate(patterns):
-        matches = []
+        matches, late = [], 0
         for branch in runnable.get(order, ()):
-            found_here = timed_finditer(branch, text, timeout)
-            if found_here is None:
-                matches = None
-                break
+            found_here, late_here = finditer_windows(branch, text, timeout)
             matches += found_here
-        if matches is None:
+            late += late_here
+        if late:
+            where = "; skipped" if len(text) <= WINDOW else \
+                f" in {late} window(s) of {WINDOW} characters; those windows skipped"
             message = (f"{WarningCode.W101_REGEX_TIMEOUT}: answer_type_patterns row "
-                       f"{pattern.pattern_id!r} exceeded {round(timeout * 1000)} ms; skipped")
+                       f"{pattern.pattern_id!r} exceeded {round(timeout * 1000)} ms{where}")
             if warnings is None:
                 _warnings.warn(QuaestioWarning(WarningCode.W101_REGEX_TIMEOUT, message),
                                stacklevel=3)
             else:
                 warnings.append(message)
-            continue
         for m in matches:
             try:
                 value, (start, end) = parse_value(pattern, m, language, sats)
             except Reject:
                 continue
-            found.append((-(end - start), start, order,
+            found.append((start, end, order,
                           Value(start, end, text[start:end], value, pattern.pattern_id,
                                 pattern.answer_type)))
-    found.sort(key=lambda f: f[:3])
-    kept: list[Value] = []
-    taken: list[tuple[int, int]] = []
-    for _, start, _, value in found:
-        if all(end <= start or value.end <= begin for begin, end in taken):
-            kept.append(value)
-            taken.append((start, value.end))
-    return sorted(kept, key=lambda v: v.start)
+    return longest_first(found)
 
 
 def find_values(text: str, answer_type: str, *, language: str | None = None,

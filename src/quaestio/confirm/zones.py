@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import regex
 
-from ..analysis.rules import timed_finditer
+from .windows import finditer_windows
 
 # Where one zone ends and the next begins. Sentences end at . ! ? … before a capital or a
 # figure, and wherever a line or paragraph ends in a list, a table or a heading.
@@ -70,15 +70,14 @@ class KeywordMatcher:
         self.pattern = regex.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)",
                                      regex.IGNORECASE | regex.V0) if parts else None
 
-    def find(self, folded: str, timeout: float) -> list[tuple[int, int, str, float]] | None:
-        """(start, end, text, weight) of each keyword occurrence; None on a timeout."""
+    def find(self, folded: str, timeout: float) -> tuple[list[tuple[int, int, str, float]], int]:
+        """(start, end, text, weight) of each keyword occurrence, and the number of windows
+        of the text that ran out of time (`windows`: a long passage is scanned in pieces)."""
         if self.pattern is None:
-            return []
-        matches = timed_finditer(self.pattern, folded, timeout)
-        if matches is None:
-            return None
+            return [], 0
+        matches, late = finditer_windows(self.pattern, folded, timeout)
         return [(m.start(), m.end(), m.group(), self.weights.get(m.group().casefold(), 1.0))
-                for m in matches]
+                for m in matches], late
 
 
 def proximity_confidence(distance: int | None, weight: float) -> float:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -84,16 +83,13 @@ class BM25Backend(Backend):
         self.indices, self.num_docs = s["indices"], int(s["num_docs"])
         self.vocab = self.model.vocab_dict
 
-    def save(self, folder: Path) -> None:
-        self.model.save(str(folder))
-
-    def load(self, folder: Path, chunks) -> None:
-        self.chunks = chunks
+    def restore(self, stored: dict, chunks) -> None:
+        """Take the matrix an index folder stored (`storage`), for `chunks`."""
         from .base import rows_of
 
-        self.rows = rows_of(chunks, self.granularity)
-        self.model = _bm25s().BM25.load(str(folder))
-        self._arrays()
+        self.chunks, self.rows = chunks, rows_of(chunks, self.granularity)
+        self.data, self.indptr, self.indices = stored["data"], stored["indptr"], stored["indices"]
+        self.num_docs, self.vocab = int(stored["num_docs"]), stored["vocab"]
 
     def weighted_query(self, record: dict) -> list[tuple[str, float, list[str]]]:
         """(keyword, weight, tokens) of one question record."""

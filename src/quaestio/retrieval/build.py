@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .chunking import ChunkOptions
 from .describe import Describe
-from .errors import IndexFormatError
-from .index import FORMAT_VERSION, INDEXED, Index
+from .index import FORMAT_VERSION, INDEXED, Index, model_probe
 from .ingest import chunk_documents
+from .storage import MARKER, read_index
 
 
 def build_index(source: Any, path: str | os.PathLike | None = None, *,
@@ -50,40 +48,63 @@ def build_index(source: Any, path: str | os.PathLike | None = None, *,
                            parent_child=parent_child, child_tokens=child_tokens,
                            sentence_window=sentence_window)
     skipped: list[dict] = []
+    fingerprints: dict[str, str] = {}
     documents, chunks = chunk_documents(source, embedding_model=embedding_model,
                                         options=options, describe=describe, encoding=encoding,
-                                        progress=progress, skipped=skipped)
-    present = set(chunks.column("granularity").to_pylist())
-    manifest = {
-        "format_version": FORMAT_VERSION, "quaestio_version": _version(),
-        "embedding_model": _model_entry(embedding_model), "chunk_options": options.__dict__,
-        "granularities": [g for g in INDEXED if g in present],
-        "documents": documents.num_rows, "chunks": chunks.num_rows, "skipped": skipped,
-        "described_by": "callable" if describe else "extractive",
-    }
-    index = Index(documents, chunks, manifest)
-    for granularity in manifest["granularities"]:  # fit now: a failure must stop the build
-        index.base("bm25", granularity)
-        if embedding_model:
-            index.base("dense", granularity)
+                                        progress=progress, skipped=skipped,
+                                        fingerprints=fingerprints)
+    index = Index(documents, chunks, new_manifest(documents, chunks, options, embedding_model,
+                                                  skipped, describe, fingerprints))
+    fit(index)
     if path is not None:
         index.save(path)
     return index
 
 
+def new_manifest(documents: pa.Table, chunks: pa.Table, options: ChunkOptions,
+                 embedding_model: str | None, skipped: list[dict],
+                 describe: Describe | None, fingerprints: dict[str, str]) -> dict:
+    """The manifest of an index of these tables (the file list is added when written)."""
+    present = set(chunks.column("granularity").to_pylist())
+    model = _model_entry(embedding_model)
+    return {
+        "format": MARKER, "format_version": FORMAT_VERSION, "quaestio_version": _version(),
+        "embedding_model": model, "chunk_options": dict(options.__dict__),
+        "granularities": [g for g in INDEXED if g in present],
+        "documents": documents.num_rows, "chunks": chunks.num_rows, "skipped": skipped,
+        "described_by": "callable" if describe else "extractive",
+        "bm25": {"k1": 1.5, "b": 0.75, "method": "lucene"},
+        "model_probe": [round(float(x), 6) for x in model_probe(model["name"])]
+        if model else None,
+        "updates": [],
+        # Per document, what its chunks were made from (`ingest.fingerprint`): an update
+        # re-chunks a document only when this changes.
+        "fingerprints": fingerprints,
+    }
+
+
+def fit(index: Index) -> None:
+    """Fit every backend now: a failure must stop the build, not the first search."""
+    for granularity in index.granularities():
+        index.base("bm25", granularity)
+        if index.embedding_model:
+            index.base("dense", granularity)
+
+
 def open_index(path: str | os.PathLike) -> Index:
-    """Open an index folder written by `build_index`; backends load on first use."""
+    """Open an index folder written by `build_index`, checked whole (`storage`).
+
+    Every file is read once: its size and sha256 must match the manifest, and its shape the
+    index (row counts, vector dimension, finite values, schemas). The data stay in memory
+    (vectors memory-mapped), so an update swapped in meanwhile does not change this index.
+
+    Raises:
+        IndexFormatError: the folder is not an index, or a file is missing, damaged, from
+            another index or of the wrong shape; the message names the file.
+    """
     folder = Path(path)
-    manifest_path = folder / "manifest.json"
-    if not manifest_path.exists():
-        raise IndexFormatError(f"{folder} is not a quaestio index (no manifest.json); "
-                               f"build one with: quaestio index DOCS_DIR -o {folder}")
-    manifest = json.loads(manifest_path.read_text())
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise IndexFormatError(f"{folder}: index format {manifest.get('format_version')!r}, "
-                               f"this quaestio reads {FORMAT_VERSION}; rebuild the index")
-    index = Index(pq.read_table(folder / "documents.parquet"),
-                  pq.read_table(folder / "chunks.parquet"), manifest, folder)
+    documents, chunks, manifest, stored = read_index(folder)
+    index = Index(documents, chunks, manifest, folder, stored)
     # Decompressing Parquet leaves freed buffers in Arrow's allocator; hand them back, so a
     # service holds the tables and not their read scratch (-200 MB RSS at 109k chunks).
     pa.default_memory_pool().release_unused()

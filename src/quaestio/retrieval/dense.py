@@ -13,7 +13,6 @@ hypothetical text never reaches the hits.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -50,12 +49,10 @@ class DenseBackend(Backend):
         texts = self.chunks.column("representation_text").take(self.rows).to_pylist()
         self.vectors = self.embedder.encode_passages(texts)
 
-    def save(self, folder: Path) -> None:
-        np.save(folder, self.vectors)
-
-    def load(self, path: Path, chunks) -> None:
+    def restore(self, vectors: np.ndarray, chunks) -> None:
+        """Take the vectors an index folder stored (`storage`), for `chunks`."""
         self.chunks, self.rows = chunks, rows_of(chunks, self.granularity)
-        self.vectors = np.load(path, mmap_mode="r")
+        self.vectors = vectors
 
     def similarity(self, query_vectors: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Cosine similarity of each query vector to the chunks at `rows` of the table."""

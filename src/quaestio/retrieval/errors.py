@@ -65,3 +65,8 @@ W301_EMPTY = WarningCode.W301_EMPTY_FILE
 W302_BINARY = WarningCode.W302_BINARY_FILE
 W303_DUPLICATE = WarningCode.W303_DUPLICATE_DOCUMENT
 W304_ENCODING = WarningCode.W304_ENCODING_GUESSED
+
+
+class IndexUpdateError(RetrievalError, ValueError):
+    """An update that cannot apply: unknown or clashing document ids, options that differ
+    from the index's, or an index changed by another update meanwhile."""

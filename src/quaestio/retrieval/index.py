@@ -1,36 +1,40 @@
 """`Index`: chunks, documents, the manifest and the fitted backends.
 
-On disk an index is a folder: `manifest.json` (format, embedding model of every vector,
-chunking options, skipped files), `documents.parquet`, `chunks.parquet`, one bm25s folder and
-one vector file per indexed granularity. It is written to a temporary sibling folder and
-swapped in only when complete, so a failed build never leaves a corrupt index.
+On disk an index is a folder (`storage`): `manifest.json` (marker, format, embedding model of
+every vector, chunking options, skipped files, updates, and the sha256 and size of every
+other file), `documents.parquet`, `chunks.parquet`, one BM25 matrix and one vector file per
+indexed granularity. It is written to a temporary sibling folder and swapped in only when
+complete, so a failed build never leaves a corrupt index, and checked whole when opened.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .errors import EmbeddingModelMismatch, IndexFormatError
+from .storage import FORMAT_VERSION, INDEXED, write_index
 
-FORMAT_VERSION = 1
-INDEXED = ("section", "child", "sentence")
+__all__ = ["FORMAT_VERSION", "INDEXED", "Index", "PROBE", "model_probe"]
+
+# Embedded at build time and again when the vectors are first queried: a manifest that names
+# another model of the same dimension gives another vector, and is refused.
+PROBE = "quaestio embedding model probe: the annual premium is due on 1 March."
 
 
 class Index:
     """A built index. Use `retriever(name, **options)` for a backend bound to it."""
 
     def __init__(self, documents: pa.Table, chunks: pa.Table, manifest: dict,
-                 path: Path | None = None):
+                 path: Path | None = None, stored: dict | None = None):
         self.documents, self.chunks, self.manifest, self.path = documents, chunks, manifest, path
         self._base: dict[tuple[str, str], Any] = {}
+        # Arrays read from the folder at open (bm25 matrices, vectors), by (kind, granularity).
+        self._stored: dict[tuple[str, str], Any] = dict(stored or {})
 
     @property
     def embedding_model(self) -> str | None:
@@ -61,14 +65,35 @@ class Index:
         key = (kind, granularity)
         if key not in self._base:
             backend = _new(kind, granularity, model)
-            stored = self.path / f"{kind}.{granularity}{'.npy' if kind == 'dense' else ''}" \
-                if self.path else None
-            if stored is not None and stored.exists():
-                backend.load(stored, self.chunks)
+            if key in self._stored:
+                backend.restore(self._stored[key], self.chunks)
+                if kind == "dense":
+                    self._check_probe(backend)
+                del self._stored[key]
             else:
                 backend.index(self.chunks)
             self._base[key] = backend
         return self._base[key]
+
+    def _check_probe(self, backend) -> None:
+        """The vectors must be the named model's: the fixed probe passage and the first
+        stored chunk, embedded now, must give the vectors the index holds."""
+        stored = self.manifest.get("model_probe")
+        pairs = []
+        if stored is not None:
+            pairs.append((np.asarray(stored, dtype=np.float32), PROBE))
+        if len(backend.rows):
+            first = self.chunks.column("representation_text")[int(backend.rows[0])].as_py()
+            pairs.append((np.asarray(backend.vectors[0], dtype=np.float32), first or ""))
+        if not pairs:
+            return
+        now = backend.embedder.encode_passages([text for _, text in pairs])
+        if any(float(np.dot(v, n)) < 0.98 for (v, _), n in zip(pairs, now)):
+            raise IndexFormatError(
+                f"{self.path or 'index'}/manifest.json: names embedding model "
+                f"{self.embedding_model!r}, but the vectors were made by another model "
+                f"(re-embedding the probe and the first chunk gives other vectors); "
+                f"rebuild the index")
 
     def retriever(self, name: str, **options):
         """A backend from the registry (`list_backends()`), bound to this index."""
@@ -77,30 +102,19 @@ class Index:
         return get_backend(name, self, **options)
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write the index to `path` (atomically: temporary folder, then swap)."""
+        """Write the index to `path` (atomically: temporary folder, then swap). An existing
+        folder is replaced only if it is a quaestio index holding nothing else."""
         target = Path(path)
-        if target.exists() and any(target.iterdir()) and not (target / "manifest.json").exists():
-            raise IndexFormatError(f"{target} exists and is not a quaestio index; "
-                                   f"refusing to replace it")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it private; an index is a plain folder
-        try:
-            pq.write_table(self.documents, tmp / "documents.parquet")
-            pq.write_table(self.chunks, tmp / "chunks.parquet")
-            for granularity in self.granularities():
-                self.base("bm25", granularity).save(tmp / f"bm25.{granularity}")
-                if self.embedding_model:
-                    self.base("dense", granularity).save(tmp / f"dense.{granularity}.npy")
-            (tmp / "manifest.json").write_text(json.dumps(self.manifest, indent=2, default=str))
-            _swap(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        write_index(self, target)
         self.path = target
         return target
+
+
+def model_probe(model: str) -> np.ndarray:
+    """The normalised vector `model` gives the fixed `PROBE` passage."""
+    from .embeddings import get_embedder
+
+    return get_embedder(model).encode_passages([PROBE])[0]
 
 
 def _new(kind: str, granularity: str, model: str | None):
@@ -111,13 +125,3 @@ def _new(kind: str, granularity: str, model: str | None):
     from .dense import DenseBackend
 
     return DenseBackend(granularity=granularity, model=model)
-
-
-def _swap(tmp: Path, target: Path) -> None:
-    old = None
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        os.replace(target, old)
-    os.replace(tmp, target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import pyarrow as pa
 
@@ -11,13 +13,23 @@ from .chunking import ChunkOptions, chunk_document
 from .describe import Describe
 from .errors import IngestionError
 from .schema import CHUNK_SCHEMA, DOCUMENT_SCHEMA
-from .sources import iter_documents
+from .sources import RawDoc, iter_documents
+
+
+def fingerprint(raw: RawDoc) -> str:
+    """What a document's chunks depend on besides the options: text, metadata, first page
+    (not where it was read from: a moved file or DataFrame row is the same document)."""
+    meta = json.dumps(raw.meta, sort_keys=True, default=str)
+    return hashlib.sha256("\x1f".join([raw.content_hash, meta, str(raw.first_page),
+                                        raw.encoding]).encode()).hexdigest()
 
 
 def chunk_documents(source: Any, *, embedding_model: str | None = None,
                     options: ChunkOptions | None = None, describe: Describe | None = None,
                     encoding: str | None = None, progress: bool | None = None,
-                    skipped: list[dict] | None = None) -> tuple[pa.Table, pa.Table]:
+                    skipped: list[dict] | None = None,
+                    select: Callable[[RawDoc], bool] | None = None,
+                    fingerprints: dict[str, str] | None = None) -> tuple[pa.Table, pa.Table]:
     """Read and chunk every document of `source` into (documents, chunks) Arrow tables.
 
     Args:
@@ -32,6 +44,9 @@ def chunk_documents(source: Any, *, embedding_model: str | None = None,
         encoding: Force one encoding for every file (else UTF-8 with fallbacks).
         progress: Progress bar on stderr; by default for 200+ documents on a terminal.
         skipped: A list that receives one dict per skipped file or fallback.
+        select: Chunk only the documents for which `select(raw)` is true (an update skips
+            the unchanged ones); the others are still read, so none is lost unseen.
+        fingerprints: A dict that receives `fingerprint(raw)` per chunked document id.
 
     Raises:
         IngestionError: a path that does not exist, a DataFrame without `text`, or no
@@ -48,13 +63,18 @@ def chunk_documents(source: Any, *, embedding_model: str | None = None,
     else:
         from .embeddings import approximate_tokens as count
     skipped = skipped if skipped is not None else []
-    docs, rows = [], []
+    docs, rows, read = [], [], 0
     items = iter_documents(source, encoding=encoding, skipped=skipped)
     for raw in _progress(items, source, progress):
+        read += 1
+        if select is not None and not select(raw):
+            continue
         record, chunk_rows = chunk_document(raw, count, options, describe)
         docs.append(record)
         rows += chunk_rows
-    if not docs:
+        if fingerprints is not None:
+            fingerprints[raw.doc_id] = fingerprint(raw)
+    if not read:
         reasons = "; ".join(f"{s['source']}: {s['reason']}" for s in skipped[:5])
         raise IngestionError(_name(source), "no readable document" +
                              (f" ({reasons})" if reasons else ""))
