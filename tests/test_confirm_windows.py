@@ -87,13 +87,15 @@ def test_a_one_megabyte_passage_still_finds_its_premium():
 
 
 def test_a_slow_window_loses_only_its_own_values():
+    # Behind a literal, the loader's probe lets the runaway pattern through (as i13a's
+    # probe notes say); the per-call limit must then bound it window by window.
     bad = pd.DataFrame({"pattern_id": ["amount_catastrophic"], "answer_type": ["amount"],
-                        "pattern": [r"(a|aa)+$"], "description": ["an analyst's mistake"]})
+                        "pattern": [r"Q(a|aa)+$"], "description": ["an analyst's mistake"]})
     limit = pd.DataFrame({"key": ["regex_timeout_ms"], "value": ["20"]})
     sats = load_satellites(extra={"answer_type_patterns": bad, "defaults": limit},
                            override=True)
     filler = ("z " * WINDOW)
-    text = filler + "total €300.\n" + filler + "a" * 40 + "b\n" + filler + "then €400.\n"
+    text = filler + "total €300.\n" + filler + "Q" + "a" * 40 + "b\n" + filler + "then €400.\n"
     warnings: list[str] = []
     values = find_values(text, "amount", satellites=sats, warnings=warnings)
     assert [v.text for v in values] == ["€300", "€400"]
