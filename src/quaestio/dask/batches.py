@@ -35,11 +35,14 @@ def _empty(schema: pa.Schema):
 
 
 def _attempts(step: str, partition: int, retries: int, work: Callable[[], Any]):
+    from ..errors import QuaestioError
+
     for attempt in range(retries + 1):
         try:
             return work()
         except Exception as exc:  # noqa: BLE001 - retried, then reported with its partition
-            if attempt == retries:
+            # Bad input (a QuaestioError names its row and column) fails the same way again.
+            if attempt == retries or isinstance(exc, QuaestioError):
                 raise PartitionFailed(step, partition, attempt + 1, exc) from exc
             time.sleep(min(0.1 * 2 ** attempt, 2.0))
 
@@ -75,6 +78,8 @@ def parse_questions(questions, satellites=None, *, client=None, question_column:
 
 def _parse_partition(frame, key, question_column, id_column, offsets, retries, options,
                      partition_info=None):
+    import pandas as pd
+
     from ..analysis import parse_questions as parse
 
     number = (partition_info or {}).get("number", 0)
@@ -82,7 +87,9 @@ def _parse_partition(frame, key, question_column, id_column, offsets, retries, o
     def work():
         state = state_for(key)
         ids = frame[id_column] if id_column else None
-        batch = frame[[question_column]].reset_index(drop=True)
+        texts = frame[question_column].astype(object)
+        # pandas' NA (how dask carries a missing string) is a missing question, as None is.
+        batch = pd.DataFrame({question_column: texts.where(texts.notna(), None).to_numpy()})
         if ids is None and offsets is not None:
             start = offsets[number]
             batch = batch.assign(_qid=[f"q{start + i}" for i in range(len(batch))])

@@ -25,10 +25,14 @@ class WorkerStateError(QuaestioError, RuntimeError):
 class PartitionFailed(QuaestioError, RuntimeError):
     """A partition failed after its retries; `partition` is its number in the input."""
 
-    def __init__(self, step: str, partition: int, attempts: int, cause: BaseException):
+    def __init__(self, step: str, partition: int, attempts: int, cause: BaseException | str):
         self.step, self.partition, self.attempts = step, partition, attempts
+        self.cause = cause if isinstance(cause, str) else f"{type(cause).__name__}: {cause}"
         super().__init__(f"{step}: partition {partition} failed after {attempts} attempt(s): "
-                         f"{type(cause).__name__}: {cause}")
+                         f"{self.cause}")
+
+    def __reduce__(self):  # travels from the worker to the client intact
+        return (PartitionFailed, (self.step, self.partition, self.attempts, self.cause))
 
 
 def manifest_digest(manifest: dict) -> str:
