@@ -189,3 +189,21 @@ def test_workers_share_one_pool(store):
     for t in threads:
         t.join(60)
     assert not errors and results == [expected] * 8
+
+
+def test_cli_index_into_postgres(server):
+    from click.testing import CliRunner
+
+    from quaestio.cli import cli
+    from quaestio.retrieval import search
+
+    url = f"postgresql://postgres@/postgres?host={server.folder}&port={server.port}"
+    result = CliRunner().invoke(cli, ["index", str(CORPUS), "--postgres", url,
+                                      "--no-embeddings"])
+    assert result.exit_code == 0, result.output
+    assert "-> PostgreSQL" in result.output and "pgvector" in result.output
+    with pytest.warns(RuntimeWarning, match="pgvector"):  # a DSN opens its own pool
+        hits = search(url, "What is the deductible?", backend="postgres", k=1)
+    assert hits.breadcrumb[0].endswith("> Schedule")
+    both = CliRunner().invoke(cli, ["index", str(CORPUS), "--postgres", url, "-o", "x"])
+    assert both.exit_code != 0 and "one of" in both.output

@@ -15,8 +15,10 @@ BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
 
 @cli.command("index")
 @click.argument("docs", type=click.Path(exists=True))
-@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+@click.option("-o", "--output", type=click.Path(file_okay=False),
               help="Index folder (written atomically; an existing index is replaced).")
+@click.option("--postgres", "dsn", metavar="DSN", envvar="QUAESTIO_POSTGRES",
+              help="Write the index to this PostgreSQL database instead (one transaction).")
 @click.option("--model", default="all-MiniLM-L6-v2", show_default=True,
               help="Packaged embedding model.")
 @click.option("--no-embeddings", is_flag=True, help="bm25 only: no vectors, no torch.")
@@ -24,28 +26,43 @@ BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
 @click.option("--sentence-window", default=0, show_default=True,
               help="Also index sentences, delivered with N neighbours each side.")
 @click.option("--encoding", help="Force one encoding for every file.")
-def index_command(docs: str, output: str, model: str, no_embeddings: bool,
-                  no_parent_child: bool, sentence_window: int, encoding: str | None) -> None:
+def index_command(docs: str, output: str | None, dsn: str | None, model: str,
+                  no_embeddings: bool, no_parent_child: bool, sentence_window: int,
+                  encoding: str | None) -> None:
     """Chunk and index the Markdown/text files of DOCS (a folder or one file)."""
     from ..retrieval import build_index
 
+    if (output is None) == (dsn is None):
+        raise click.UsageError("give one of -o/--output (a folder) or --postgres DSN")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            index = build_index(docs, output, embedding_model=None if no_embeddings else model,
-                                parent_child=not no_parent_child,
-                                sentence_window=sentence_window, encoding=encoding,
-                                progress=True)
+            options = {"embedding_model": None if no_embeddings else model,
+                       "parent_child": not no_parent_child, "sentence_window": sentence_window,
+                       "encoding": encoding, "progress": True}
+            if dsn is None:
+                index = build_index(docs, output, **options)
+                m = {**index.manifest, "sections": sum(
+                    g == "section" for g in index.chunks.column("granularity").to_pylist())}
+            else:
+                m = _to_postgres(docs, dsn, options)
         except QuaestioError as exc:
             raise click.ClickException(str(exc)) from exc
     for w in caught:
         click.echo(f"warning: {w.message}", err=True)
-    m = index.manifest
-    sections = sum(g == "section" for g in index.chunks.column("granularity").to_pylist())
+    sections = m["sections"]
     click.echo(f"{m['documents']} documents -> {sections} chunks ({m['chunks']} rows with "
-               f"parents/children) -> {output} "
+               f"parents/children) -> {output or 'PostgreSQL'} "
                f"[{m['embedding_model']['name'] if m['embedding_model'] else 'bm25 only'}]",
                err=True)
+
+
+def _to_postgres(docs: str, dsn: str, options: dict):
+    """The documents chunked and written to PostgreSQL (vectors only where pgvector is)."""
+    from ..retrieval.postgres import build_postgres
+
+    with build_postgres(docs, dsn, **options) as store:
+        return store.manifest
 
 
 @cli.command("search")

@@ -271,9 +271,11 @@ class PostgresIndex:
     def _record(self, conn, operation: str, manifest: dict) -> dict:
         counts = conn.execute(self.sql(
             "SELECT (SELECT count(*) FROM {schema}.documents), count(*), "
-            "coalesce(array_agg(DISTINCT granularity), '{{}}') FROM {schema}.chunks")).fetchone()
+            "coalesce(array_agg(DISTINCT granularity), '{{}}'), "
+            "count(*) FILTER (WHERE granularity = 'section') FROM {schema}.chunks")).fetchone()
         body = {**{k: v for k, v in manifest.items() if k not in ("doc_ids",)},
                 "backend": "postgres", "documents": counts[0], "chunks": counts[1],
+                "sections": counts[3],
                 "granularities": [g for g in ("section", "child", "sentence")
                                   if g in counts[2]]}
         if "doc_ids" in manifest:
