@@ -4,7 +4,8 @@
 - `chunks`: chunks_df plus `row_no` (table order: ties and sibling order follow it), the
   text search configuration chosen from the chunk's language (english/french/spanish,
   `simple` otherwise), `tsv` (generated from generation_text with that configuration, GIN
-  indexed), `doc_len` (BM25 tokens, for length normalisation), `fingerprint` (what makes a
+  indexed, without a pending list: it would be scanned whole by every lookup until the next
+  vacuum), `doc_len` (BM25 tokens, for length normalisation), `fingerprint` (what makes a
   rewritten chunk differ from the stored one) and, with pgvector, `embedding` (HNSW, cosine).
 - `terms`: document frequency of each lexeme per granularity and configuration, kept in step
   by every ingest (the IDF of the weighted query).
@@ -43,7 +44,8 @@ CREATE TABLE IF NOT EXISTS {schema}.chunks (
     char_spans bigint[], n_tokens bigint, representation_text text, generation_text text,
     config regconfig NOT NULL, doc_len integer NOT NULL, fingerprint text NOT NULL,
     tsv tsvector GENERATED ALWAYS AS (to_tsvector(config, coalesce(generation_text, ''))) STORED);
-CREATE INDEX IF NOT EXISTS chunks_tsv ON {schema}.chunks USING gin (tsv);
+CREATE INDEX IF NOT EXISTS chunks_tsv ON {schema}.chunks USING gin (tsv)
+    WITH (fastupdate = off);
 CREATE INDEX IF NOT EXISTS chunks_doc ON {schema}.chunks (doc_id);
 CREATE INDEX IF NOT EXISTS chunks_pages ON {schema}.chunks (page_start, page_end);
 CREATE INDEX IF NOT EXISTS chunks_crumb ON {schema}.chunks (breadcrumb);

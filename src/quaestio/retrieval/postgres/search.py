@@ -70,6 +70,9 @@ def search(index, questions: Any, *, k: int = 10, mode: str = "auto",
     options = {"sources": sources, "query": query, "variant_weight": variant_weight}
     with index.pool.connection() as conn, conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        # Full-text candidates come from the GIN index: the planner, seeing few rows, would
+        # scan and detoast every tsvector once per query term instead.
+        conn.execute("SET LOCAL enable_seqscan = off")
         facts = index.refresh(conn)
         stats = facts["granularities"].get(granularity)
         if stats is None:
@@ -145,14 +148,17 @@ def _lexical(index, conn, record, stats, granularity, clauses, width, options, k
                 q_weight.append(phrase_weight * terms[i].weight * sum(known) / len(known))
     if not q_query:
         return []
+    # One GIN lookup per term (the LATERAL subquery is parameterised by it), scored there;
+    # chunks are then summed over the terms they hold. `granularity || ''` keeps the planner
+    # off the granularity index, which matches most rows, and on the GIN one.
     statement = index.sql(
-        "SELECT c.row_no, c.config::text, sum(q.weight * r.tf / (r.tf + %s * (1 - %s + %s * "
-        "c.doc_len / %s))) AS score, array_agg(q.label) FROM unnest(%s::regconfig[], "
+        "SELECT m.row_no, m.config, sum(m.weight * m.tf / (m.tf + %s * (1 - %s + %s * "
+        "m.doc_len / %s))) AS score, array_agg(m.label) FROM unnest(%s::regconfig[], "
         "%s::tsquery[], %s::float8[], %s::text[]) AS q(cfg, query, weight, label) "
-        "JOIN {schema}.chunks c ON c.config = q.cfg AND c.tsv @@ q.query "
-        "CROSS JOIN LATERAL (SELECT ts_rank_cd('{{1,1,1,1}}', c.tsv, q.query, 0) AS tf) r "
-        "WHERE c.granularity = %s {filters} GROUP BY c.row_no, c.config "
-        "ORDER BY score DESC, c.row_no LIMIT %s",
+        "CROSS JOIN LATERAL (SELECT c.row_no, c.config::text AS config, c.doc_len, q.weight, "
+        "q.label, ts_rank_cd('{{1,1,1,1}}', c.tsv, q.query, 0) AS tf FROM {schema}.chunks c "
+        "WHERE c.tsv @@ q.query AND c.config = q.cfg AND (c.granularity || '') = %s {filters} "
+        "OFFSET 0) m GROUP BY m.row_no, m.config ORDER BY score DESC, m.row_no LIMIT %s",
         filters=clauses.sql() if clauses else _empty())
     params = [k1, b, b, stats["avg_len"], q_cfg, q_query, q_weight, q_label, granularity,
               *(clauses.params if clauses else []), width]

@@ -282,6 +282,9 @@ class PostgresIndex:
             body["doc_ids"] = manifest["doc_ids"][:1000]
         conn.execute(self.sql("INSERT INTO {schema}.manifest (operation, body) VALUES (%s, %s)"),
                      [operation, json.dumps(body, default=str)])
+        # Fresh statistics, or the planner keeps the sizes of an empty table (no GIN lookups).
+        for table in ("chunks", "documents", "terms"):
+            conn.execute(self.sql("ANALYZE {schema}.{table}", table=_ident(table)))
         self._cache.clear()
         return body
 
@@ -311,6 +314,12 @@ def _vector_text(vector) -> str | None:
     if vector is None or not len(vector) or vector[0] != vector[0]:  # a NaN row: no vector
         return None
     return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
+def _ident(name: str):
+    from psycopg import sql
+
+    return sql.Identifier(name)
 
 
 def _names(columns: Sequence[str]):
