@@ -139,3 +139,38 @@ def test_transient_failures_are_retried():
     calls.clear()
     with pytest.raises(PartitionFailed, match="search: partition 5 failed after 2 attempt"):
         _attempts("search", 5, 1, flaky)
+
+
+def test_cli_parse_and_search_on_a_running_scheduler(client, tmp_path):
+    pytest.importorskip("bm25s")
+    import pyarrow.parquet as pq
+    from click.testing import CliRunner
+
+    from quaestio.cli import cli
+    from quaestio.retrieval import build_index
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    rows = ["What is the annual premium?", "What is the deductible?", "",
+            "¿Cuál es la prima anual?", "Who are the parties?"]
+    pd.DataFrame({"question": rows[:3]}).to_csv(inputs / "a.csv", index=False)
+    pd.DataFrame({"question": rows[3:]}).to_csv(inputs / "b.csv", index=False)
+    address = client.scheduler.address
+    runner = CliRunner()
+    parsed = runner.invoke(cli, ["dask", "parse", str(inputs), "-o", str(tmp_path / "q"),
+                                 "--scheduler", address, "--quiet"])
+    assert parsed.exit_code == 0, parsed.output
+    table = pq.read_table(tmp_path / "q")
+    assert table.column("question_id").to_pylist() == [f"q{i}" for i in range(5)]
+    assert table.column("error_code").to_pylist()[2] == "empty_question"  # a row, not lost
+    build_index(ROOT / "examples" / "corpus", tmp_path / "index", embedding_model=None)
+    searched = runner.invoke(cli, ["dask", "search", str(tmp_path / "index"), str(tmp_path / "q"),
+                                   "-o", str(tmp_path / "hits"), "--scheduler", address,
+                                   "-k", "2", "--quiet"])
+    assert searched.exit_code == 0, searched.output
+    hits = pq.read_table(tmp_path / "hits")
+    assert set(hits.column("question_id").to_pylist()) <= {f"q{i}" for i in range(5)}
+    assert hits.num_rows > 0
+    empty = runner.invoke(cli, ["dask", "parse", str(tmp_path / "nothing*"), "-o", "x",
+                                "--scheduler", address])
+    assert empty.exit_code != 0 and "no .parquet, .csv or .jsonl files" in empty.output
