@@ -207,3 +207,29 @@ def test_cli_index_into_postgres(server):
     assert hits.breadcrumb[0].endswith("> Schedule")
     both = CliRunner().invoke(cli, ["index", str(CORPUS), "--postgres", url, "-o", "x"])
     assert both.exit_code != 0 and "one of" in both.output
+
+
+def test_updates_take_folders_and_record_each_step(server, tmp_path):
+    from quaestio.retrieval import build_index
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for p in sorted(CORPUS.glob("*.md"))[:2]:
+        (folder / p.name).write_text(p.read_text())
+    s = _store(server, "folders", build_index(folder, embedding_model=None))
+    try:
+        extra = tmp_path / "extra"
+        extra.mkdir()
+        last = sorted(CORPUS.glob("*.md"))[-1]
+        (extra / last.name).write_text(last.read_text())
+        added = s.add_documents(extra)
+        assert added["documents"] == 3
+        again = s.update_documents(extra)  # nothing changed: nothing rewritten
+        assert again["chunks_written"] == 0 and again["chunks_removed"] == 0
+        assert [h["operation"] for h in s.history()] == ["ingest", "add", "update"]
+        from quaestio.errors import QuaestioError
+
+        with pytest.raises(QuaestioError, match="not in the index"):
+            s.remove_documents(["no-such-doc"])
+    finally:
+        s.close()

@@ -138,8 +138,25 @@ class PostgresIndex:
             self._write(conn, index.documents, index.chunks, _vectors(index))
             return self._record(conn, "ingest", index.manifest)
 
-    def add_documents(self, index) -> dict:
-        """Add the documents of `index` (their doc_ids must be new), in one transaction."""
+    def as_index(self, source, *, embed: bool = True):
+        """`source` as an `Index`: an `Index` as is, else what `build_index` takes, chunked
+        with the options (and model, where pgvector is) recorded by the last ingest."""
+        from ..build import build_index
+        from ..index import Index
+
+        if isinstance(source, Index):
+            return source
+        last = self.manifest
+        options = {k: v for k, v in (last.get("chunk_options") or {}).items()
+                   if k in ("safety_margin", "min_tokens", "overlap", "parent_child",
+                            "child_tokens", "sentence_window")}
+        model = self.vector_model(last) if last and embed else None
+        return build_index(source, embedding_model=model, **options)
+
+    def add_documents(self, source) -> dict:
+        """Add documents (an `Index` or what `build_index` takes; their doc_ids must be new),
+        in one transaction."""
+        index = self.as_index(source)
         doc_ids = index.documents.column("doc_id").to_pylist()
         with self.pool.connection() as conn, conn.transaction():
             present = conn.execute(self.sql("SELECT doc_id FROM {schema}.documents WHERE "
@@ -166,9 +183,11 @@ class PostgresIndex:
                          [doc_ids])
             return self._record(conn, "remove", {**self._last(conn), "doc_ids": doc_ids})
 
-    def update_documents(self, index) -> dict:
-        """Replace the documents of `index` (added when new). Chunks whose id and content are
-        unchanged stay as they are: not rewritten, not re-embedded."""
+    def update_documents(self, source) -> dict:
+        """Replace documents by doc_id (an `Index` or what `build_index` takes; new ones are
+        added). Chunks whose id and content are unchanged stay as they are: not rewritten,
+        not re-embedded (their vectors are not even read)."""
+        index = self.as_index(source, embed=False)  # only the rewritten chunks get vectors
         documents, chunks = index.documents, index.chunks
         doc_ids = documents.column("doc_id").to_pylist()
         fresh = dict(zip(chunks.column("chunk_id").to_pylist(), _fingerprints(chunks)))
@@ -186,9 +205,13 @@ class PostgresIndex:
             self._upsert_documents(conn, documents)
             new_rows = [i for i, c in enumerate(chunks.column("chunk_id").to_pylist())
                         if c not in keep]
+            written = chunks.take(pa.array(new_rows, pa.int64()))
             vectors = _vectors(index)
-            self._write_chunks(conn, chunks.take(pa.array(new_rows, pa.int64())),
-                               None if vectors is None else vectors[new_rows])
+            if vectors is not None:
+                vectors = vectors[new_rows]
+            elif self.vector_model(self._last(conn)):
+                vectors = _embed(written, self.vector_model(self._last(conn)))
+            self._write_chunks(conn, written, vectors)
             return self._record(conn, "update", {
                 **index.manifest, "doc_ids": doc_ids, "chunks_written": len(new_rows),
                 "chunks_removed": len(gone), "chunks_unchanged": len(keep)})
@@ -307,6 +330,19 @@ def _vectors(index):
         if out is None:  # rows of no indexed granularity (parents) stay NaN: NULL vectors
             out = np.full((index.chunks.num_rows, base.vectors.shape[1]), np.nan, np.float32)
         out[base.rows] = np.asarray(base.vectors)
+    return out
+
+
+def _embed(chunks: pa.Table, model: str):
+    """Vectors of these chunks' representation_text (parents, never searched, get none)."""
+    import numpy as np
+
+    from ..embeddings import get_embedder
+
+    texts = chunks.column("representation_text").to_pylist()
+    out = np.asarray(get_embedder(model).encode_passages(texts), dtype=np.float32)
+    parents = np.asarray(chunks.column("granularity").to_pylist(), dtype=object) == "parent"
+    out[parents] = np.nan
     return out
 
 
