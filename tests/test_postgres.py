@@ -233,3 +233,16 @@ def test_updates_take_folders_and_record_each_step(server, tmp_path):
             s.remove_documents(["no-such-doc"])
     finally:
         s.close()
+
+
+def test_explicit_phrases_count_as_phrases(store):
+    from quaestio import parse_questions
+    from quaestio.retrieval import search
+
+    q = parse_questions(['What is the "limit of indemnity" for water damage?'], as_="arrow")
+    with_phrase = search(store, q, backend="postgres", k=3)
+    without = search(store, q, backend="postgres", k=3, phrase_weight=0.0)
+    assert with_phrase.breadcrumb[0].endswith("> Cover and limits")
+    assert "limit of indemnity" in with_phrase.matched_keywords[0]
+    assert with_phrase.score[0] > without.score[0]  # the adjacent words add their phrase
+    assert with_phrase.score[1] == pytest.approx(without.score[1])  # no phrase: no bonus

@@ -119,7 +119,9 @@ class QuaestioState:
 
 
 def _is_dsn(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith(("postgres://", "postgresql://"))
+    from ..retrieval.postgres import is_dsn
+
+    return is_dsn(value)
 
 
 def install(state: QuaestioState, client) -> str:

@@ -129,25 +129,24 @@ def _lexical(index, conn, record, stats, granularity, clauses, width, options, k
         "WHERE t.granularity = %s"), [[c for c, _ in keys], [l for _, l in keys], granularity]))
     n = stats["n"]
     idf = {key: math.log(1 + (n - df[key] + 0.5) / (df[key] + 0.5)) for key in keys if key in df}
-    q_cfg, q_query, q_weight, q_label = [], [], [], []
-    for (cfg, lexeme), w in weight.items():
-        if (cfg, lexeme) in idf:
-            q_cfg.append(cfg), q_query.append(tsquery_literal(lexeme))
-            q_weight.append(w * idf[(cfg, lexeme)]), q_label.append(lexeme)
+    # (configuration, tsquery, weight, label): one per lexeme, then one per phrase.
+    query_rows = [(cfg, tsquery_literal(lexeme), w * idf[(cfg, lexeme)], lexeme)
+                  for (cfg, lexeme), w in weight.items() if (cfg, lexeme) in idf]
     phrases = [(i, t) for i, t in enumerate(terms) if t.phrase]
     if phrases and phrase_weight:
         for (i, cfg, text), phrase in zip(
                 [(i, cfg, t.text) for i, t in phrases for cfg in configs],
-                conn.execute("SELECT phraseto_tsquery(c.cfg, k.text)::text FROM "
+                conn.execute("SELECT phraseto_tsquery(k.cfg, k.text)::text FROM "
                              "unnest(%s::text[], %s::regconfig[]) AS k(text, cfg)",
                              [[t.text for _, t in phrases for _ in configs],
                               [cfg for _ in phrases for cfg in configs]]).fetchall()):
             known = [idf[(cfg, lx)] for lx in lexemes.get((i, cfg), []) if (cfg, lx) in idf]
             if phrase[0] and len(known) > 1:
-                q_cfg.append(cfg), q_query.append(phrase[0]), q_label.append("")
-                q_weight.append(phrase_weight * terms[i].weight * sum(known) / len(known))
-    if not q_query:
+                query_rows.append((cfg, phrase[0], phrase_weight * terms[i].weight
+                                   * sum(known) / len(known), ""))
+    if not query_rows:
         return []
+    q_cfg, q_query, q_weight, q_label = (list(c) for c in zip(*query_rows))
     # One GIN lookup per term (the LATERAL subquery is parameterised by it), scored there;
     # chunks are then summed over the terms they hold. `granularity || ''` keeps the planner
     # off the granularity index, which matches most rows, and on the GIN one.
