@@ -22,6 +22,13 @@ dense + HyDE (one hypothetical passage per question, its ranking fused with the
 question's by RRF); and fused (hybrid on keywords + rewrites, HyDE on its dense branch).
 Recall at 50 is where query transformations show: they widen the candidate pool a
 reranker sees even when the top few do not move.
+
+`--postgres temp|DSN` compares only the PostgreSQL backend (full-text, weighted tsquery) with
+embedded BM25 on the same parsed questions, on the sets named by --sets plus "bundled"
+(examples/corpus and examples/retrieval_gold.csv); "temp" starts a throw-away server
+(tests/pg_server.py), a DSN uses yours (tables in the schema `quaestio_bench`).
+
+    python bench/retrieval_quality.py --sets bundled,financebench --postgres temp
 """
 
 from __future__ import annotations
@@ -183,7 +190,11 @@ def main() -> None:
     parser.add_argument("--llm-model", default="smollm2")
     parser.add_argument("--llm-workers", type=int, default=2,
                         help="requests in flight (the server's parallel slots)")
+    parser.add_argument("--postgres", metavar="temp|DSN",
+                        help="compare the PostgreSQL backend with embedded BM25 (only those)")
     args = parser.parse_args()
+    if args.postgres:
+        return postgres_comparison(args)
     loaders = {"business_reports": (business_reports, "business_reports_ir"),
                "financebench": (financebench, "financebench")}
     llm_options = ({"base_url": args.llm_base_url, "model": args.llm_model,
@@ -202,6 +213,73 @@ def main() -> None:
     if tables:
         with pd.option_context("display.width", 200, "display.float_format", "{:.3f}".format):
             print(pd.concat(tables).to_string(index=False))
+
+
+def postgres_comparison(args) -> None:
+    """Embedded BM25 and PostgreSQL full-text on the same parsed questions (--postgres)."""
+    import contextlib
+    import warnings
+
+    from quaestio import parse_questions
+    from quaestio.evaluate import evaluate_retrieval
+    from quaestio.retrieval import Funnel, build_index, search
+    from quaestio.retrieval.postgres import build_postgres
+
+    root = Path(__file__).resolve().parents[1]
+    with contextlib.ExitStack() as stack:
+        dsn = args.postgres
+        if dsn == "temp":
+            sys.path.insert(0, str(root / "tests"))
+            from pg_server import PostgresServer, find_binaries
+
+            if find_binaries() is None:
+                sys.exit("--postgres temp: PostgreSQL binaries (initdb, pg_ctl) not found")
+            server = PostgresServer(find_binaries()).start()
+            stack.callback(server.stop)
+            dsn = server.dsn
+        sets = {"bundled": lambda data: None, "business_reports": business_reports,
+                "financebench": financebench}
+        raw, tables = Funnel(reranker=None, siblings=False), []
+        for name in args.sets.split(","):
+            if name == "bundled":
+                gold = pd.read_csv(root / "examples" / "retrieval_gold.csv")
+                docs, frame = root / "examples" / "corpus", gold[["id", "question"]]
+            else:
+                folder = {"business_reports": "business_reports_ir"}.get(name, name)
+                if not (args.data / folder).exists():
+                    print(f"skipping {name}: {args.data / folder} not found", file=sys.stderr)
+                    continue
+                docs, questions, relevant = sets[name](args.data)
+                if args.limit:
+                    questions = dict(list(questions.items())[:args.limit])
+                    relevant = {q: relevant[q] for q in questions}
+                gold = gold_frame(questions, relevant)
+                frame = pd.DataFrame({"id": list(questions), "question": list(questions.values())})
+            index = build_index(docs, embedding_model=None)
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # pgvector: said in the label
+                store = build_postgres(index, dsn, schema="quaestio_bench")
+            ingest = time.perf_counter() - start
+            parsed = parse_questions(frame, id_column="id", as_="arrow")
+            hits, speed = {}, {}
+            for label, target, backend in (("embedded bm25", index, "bm25"),
+                                           ("postgres full-text" + ("" if store.has_pgvector
+                                            else " (no pgvector)"), store, "postgres")):
+                start = time.perf_counter()
+                hits[label] = search(target, parsed, backend=backend, k=50, funnel=raw)
+                speed[label] = round(len(frame) / (time.perf_counter() - start), 1)
+            store.close()
+            table = evaluate_retrieval(hits, gold if name != "bundled" else
+                                       gold.rename(columns={"id": "question_id"}), ks=KS)
+            print(f"{name}: {index.manifest['chunks']} chunk rows, {len(frame)} questions, "
+                  f"PostgreSQL ingest {ingest:.1f} s", file=sys.stderr)
+            tables.append(table.assign(set=name, **{"q/s": table.configuration.map(speed)}))
+        if tables:
+            out = pd.concat(tables)[["set", "configuration", "questions", "recall@5", "recall@20",
+                                     "recall@50", "mrr", "ndcg@20", "q/s"]]
+            with pd.option_context("display.width", 200, "display.float_format", "{:.3f}".format):
+                print(out.to_string(index=False))
 
 
 if __name__ == "__main__":

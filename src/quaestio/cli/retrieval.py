@@ -15,9 +15,11 @@ BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
 
 @cli.command("index")
 @click.argument("docs", type=click.Path(exists=True))
-@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+@click.option("-o", "--output", type=click.Path(file_okay=False),
               help="Index folder, written atomically. An existing folder is replaced only "
                    "if it is a quaestio index holding nothing else.")
+@click.option("--postgres", "dsn", metavar="DSN", envvar="QUAESTIO_POSTGRES",
+              help="Write the index to this PostgreSQL database instead (one transaction).")
 @click.option("--model", default="all-MiniLM-L6-v2", show_default=True,
               help="Packaged embedding model.")
 @click.option("--no-embeddings", is_flag=True, help="bm25 only: no vectors, no torch.")
@@ -29,35 +31,44 @@ BACKENDS = ("hybrid", "bm25", "dense", "parent", "sentence")
               help="Bring the index in OUTPUT up to date with DOCS: new files added, changed "
                    "ones re-chunked, missing ones removed; unchanged chunks keep their "
                    "vectors. The index keeps its own model and chunking options.")
-def index_command(docs: str, output: str, model: str, no_embeddings: bool,
-                  no_parent_child: bool, sentence_window: int, encoding: str | None,
-                  update: bool) -> None:
+def index_command(docs: str, output: str | None, dsn: str | None, model: str,
+                  no_embeddings: bool, no_parent_child: bool, sentence_window: int,
+                  encoding: str | None, update: bool) -> None:
     """Chunk and index the Markdown/text files of DOCS (a folder or one file)."""
     from ..retrieval import build_index
 
+    if (output is None) == (dsn is None):
+        raise click.UsageError("give one of -o/--output (a folder) or --postgres DSN")
+    if update and dsn is not None:
+        raise click.UsageError("--update is for folder indexes; a PostgreSQL index is updated "
+                               "with PostgresIndex.add_documents / update_documents / "
+                               "remove_documents")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        options = {"embedding_model": None if no_embeddings else model,
+                   "parent_child": not no_parent_child, "sentence_window": sentence_window,
+                   "encoding": encoding, "progress": True}
         with user_errors():
-            if update and _has_manifest(output):
-                index = _update(docs, output, model, no_embeddings, no_parent_child,
-                                sentence_window, encoding)
+            if dsn is not None:
+                m = _to_postgres(docs, dsn, options)
             else:
-                index = build_index(docs, output,
-                                    embedding_model=None if no_embeddings else model,
-                                    parent_child=not no_parent_child,
-                                    sentence_window=sentence_window, encoding=encoding,
-                                    progress=True)
+                if update and _has_manifest(output):
+                    index = _update(docs, output, model, no_embeddings, no_parent_child,
+                                    sentence_window, encoding)
+                else:
+                    index = build_index(docs, output, **options)
+                m = {**index.manifest, "sections": sum(
+                    g == "section" for g in index.chunks.column("granularity").to_pylist())}
     echo_warnings(caught)
-    m = index.manifest
-    if update and m["updates"]:
+    if update and m.get("updates"):
         u = m["updates"][-1]
         click.echo(f"update: {u['n_added']} added, {u['n_updated']} updated, "
                    f"{u['n_removed']} removed, {u['n_unchanged']} unchanged; "
                    f"{u['chunks_embedded']} chunks embedded, {u['chunks_reused']} reused",
                    err=True)
-    sections = sum(g == "section" for g in index.chunks.column("granularity").to_pylist())
+    sections = m["sections"]
     click.echo(f"{m['documents']} documents -> {sections} chunks ({m['chunks']} rows with "
-               f"parents/children) -> {output} "
+               f"parents/children) -> {output or 'PostgreSQL'} "
                f"[{m['embedding_model']['name'] if m['embedding_model'] else 'bm25 only'}]",
                err=True)
 
@@ -88,11 +99,15 @@ def _update(docs, output, model, no_embeddings, no_parent_child, sentence_window
         differs.append(f"--sentence-window {sentence_window} "
                        f"(the index: {options.get('sentence_window')})")
     if differs:
-        click.echo(f"error: {output}: --update keeps the index's options, and "
-                   f"{'; '.join(differs)} differ; rebuild without --update to change them",
-                   err=True)
-        ctx.exit(2)
+        raise UserError(f"{output}: --update keeps the index's options, and "
+                        f"{'; '.join(differs)} differ; rebuild without --update to change them")
     return sync_documents(index, docs, encoding=encoding, progress=True)
+def _to_postgres(docs: str, dsn: str, options: dict):
+    """The documents chunked and written to PostgreSQL (vectors only where pgvector is)."""
+    from ..retrieval.postgres import build_postgres
+
+    with build_postgres(docs, dsn, **options) as store:
+        return store.manifest
 
 
 @cli.command("search")

@@ -46,7 +46,8 @@ def search(index: Index | str | os.PathLike, questions: Any, *, backend: str = "
         questions: A string, a list of strings (parsed offline with `parse_questions`), or a
             `question_df` (pandas, polars or Arrow) whose keywords, hints and scope are used.
         backend: A registered backend: "bm25", "dense", "hybrid" (RRF of the two),
-            "parent" (children searched, whole sections returned), "sentence".
+            "parent" (children searched, whole sections returned), "sentence"; or
+            "postgres" with a `PostgresIndex` or a DSN as `index`.
         k: Hits per question (before sibling restoration).
         funnel: First-pass width, threshold, reranker, floor, cap, siblings (`Funnel`);
             `Funnel(reranker=None, siblings=False)` returns the backend's ranking as is.
@@ -69,6 +70,11 @@ def search(index: Index | str | os.PathLike, questions: Any, *, backend: str = "
         >>> hits.breadcrumb[0]
         'Home Insurance Policy HI-2024-0173 > Schedule'
     """
+    if backend == "postgres":  # a PostgresIndex or a DSN: ranked and filtered in the database
+        from .postgres import search as postgres_search
+
+        return postgres_search(index, questions, k=k, funnel=funnel, filters=filters,
+                               satellites=satellites, as_=as_, **options)
     index = as_index(index)
     records = parse_if_needed(questions, satellites)
     retriever = index.retriever(backend, **options)
