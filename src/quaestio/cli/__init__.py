@@ -34,6 +34,7 @@ from . import satellites as _satellites  # noqa: E402,F401
 from . import evaluate as _evaluate  # noqa: E402,F401
 from . import curation as _curation  # noqa: E402,F401
 from . import retrieval as _retrieval  # noqa: E402,F401
+from . import serve as _serve  # noqa: E402,F401
 
 
 def main() -> None:

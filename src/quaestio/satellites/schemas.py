@@ -61,7 +61,8 @@ CUE_FAMILIES: dict[str, str | tuple[str, ...] | None] = {
 
 # The kinds of prompt_parts rows. Every kind but `format` is needed once at least, so that a
 # folder cannot silently drop the instruction to say "not found" rather than guess (`gaps`).
-PROMPT_KINDS = ("role", "task", "gaps", "tone", "format")
+# `not_found` is the sentence the offline answer gives when nothing is confirmed.
+PROMPT_KINDS = ("role", "task", "gaps", "tone", "not_found", "format")
 PROMPT_INTENTS = ("navigational", "conceptual")
 
 
@@ -363,7 +364,7 @@ def _prompt_part_failures(frame: pl.DataFrame) -> list[dict]:
                                   rec["target"], f"only format rows have a target, not "
                                                  f"{rec['kind']} rows"))
     present = set(frame["kind"].drop_nulls().to_list()) if frame.height else set()
-    for kind in PROMPT_KINDS[:-1]:
+    for kind in PROMPT_KINDS[:-1]:  # all but format
         if kind not in present:
             source = frame["_source"][0] if frame.height else "prompt_parts"
             failures.append(_case(source, "prompt_parts", None, "kind", kind,
