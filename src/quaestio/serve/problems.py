@@ -6,9 +6,10 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
 from ..errors import QuaestioError
 
@@ -24,7 +25,8 @@ def problem(status: int, detail: str, *, headers: dict[str, str] | None = None,
 
 
 def install(app: FastAPI) -> None:
-    """Route every error the app can raise through `problem`."""
+    """Route every error the app can raise through `problem` (Starlette's HTTPException
+    too: unknown routes and methods answer in the same format)."""
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException):
