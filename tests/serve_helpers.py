@@ -57,6 +57,8 @@ def read_events(client: httpx.Client, path: str, *, headers=None, stop_after=Non
     out = []
     with connect_sse(client, "GET", path, headers=headers or {}, timeout=timeout) as source:
         for sse in source.iter_sse():
+            if not sse.data and sse.event == "message":  # a heartbeat comment
+                continue
             out.append({"id": sse.id, "event": sse.event, "data": json.loads(sse.data)})
             if stop_after is not None and len(out) >= stop_after:
                 break
