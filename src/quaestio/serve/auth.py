@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import os
 import secrets
 from dataclasses import dataclass
@@ -19,7 +20,15 @@ from ..errors import QuaestioError
 # Ordered: each role may do what the roles before it may.
 ROLES = ("reader", "analyst", "admin")
 ENV_KEYS = "QUAESTIO_API_KEYS"
-LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+def is_loopback(host: str | None) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host or "").is_loopback
+    except ValueError:
+        return False
 
 
 class KeyFileError(QuaestioError, ValueError):

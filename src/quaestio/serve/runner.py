@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from .auth import LOOPBACK, KeyRing
+from .auth import KeyRing
 from .config import ServeConfig
 
 ENV_CONFIG = "QUAESTIO_SERVE_CONFIG"
@@ -60,7 +60,7 @@ def run(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8000, worke
     """Serve until SIGINT/SIGTERM; open streams get up to 30 s to finish on shutdown."""
     import uvicorn
 
-    if not KeyRing.load(config.api_keys) and host not in LOOPBACK:
+    if not KeyRing.load(config.api_keys) and not is_loopback(host):
         print(f"quaestio serve: no API keys configured, so binding to 127.0.0.1 instead of "
               f"{host} (pass --api-keys or set QUAESTIO_API_KEYS)", file=sys.stderr)
         host = "127.0.0.1"

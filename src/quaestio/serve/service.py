@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from ..errors import SatelliteError
-from .auth import LOOPBACK, KeyRing, Principal, presented_key
+from .auth import KeyRing, Principal, is_loopback, presented_key
 from .config import ServeConfig
 from .limits import RateLimiter
 from .observe import Metrics
@@ -103,7 +103,7 @@ class Service:
                                     headers={"WWW-Authenticate": "Bearer"})
         else:
             host = request.client.host if request.client else ""
-            if host not in LOOPBACK:
+            if not is_loopback(host):
                 raise HTTPException(401, "no API keys are configured: loopback clients only")
             who = Principal("local", "admin")
         request.state.principal = who
