@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from contextlib import asynccontextmanager
 
@@ -50,12 +49,15 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
 
 def _mount_workbench(app: FastAPI, service: Service) -> None:
-    if importlib.util.find_spec("quaestio.workbench") is None:
-        return
-    from ..workbench import create_workbench_app
-
-    folder = service.config.satellites
-    app.mount("/ui", create_workbench_app(folder, authorize=service.authorize))
+    """The analysts' workbench under /ui, behind the same keys (changes need `analyst`)."""
+    try:
+        from ..workbench import create_workbench_app
+    except ModuleNotFoundError as exc:
+        if exc.name in ("quaestio.workbench", "jinja2"):
+            return  # not installed: the service runs without its pages
+        raise
+    app.mount("/ui", create_workbench_app(service.config.satellites,
+                                          authorize=service.authorize))
 
 
 def _version() -> str:
