@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from .auth import KeyRing
+from .auth import KeyRing, is_loopback
 from .config import ServeConfig
 
 ENV_CONFIG = "QUAESTIO_SERVE_CONFIG"
