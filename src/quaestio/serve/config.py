@@ -34,6 +34,8 @@ class ServeConfig:
         token_budget: Prompt tokens for instructions, question and passages (see
             `quaestio.serve.prompt`).
         k: Hits per question when the row's `retrieval_k` is empty.
+        cpu_threads: Parses and searches running at once in one worker (they hold the
+            GIL; others queue); scale with `--workers` instead.
     """
 
     index: Any = None
@@ -55,4 +57,5 @@ class ServeConfig:
     reconnect_grace: float = 2.0
     token_budget: int = 3_000
     k: int = 5
+    cpu_threads: int = 2
     extra: dict[str, Any] = field(default_factory=dict)

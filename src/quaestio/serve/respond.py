@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pyarrow as pa
 from fastapi import HTTPException, Request
 from fastapi.responses import Response
-from starlette.concurrency import run_in_threadpool
+import anyio
 
 ARROW = "application/vnd.apache.arrow.stream"
 
@@ -42,10 +42,18 @@ def arrow_body(table: pa.Table) -> Response:
     return Response(sink.getvalue().to_pybytes(), media_type=ARROW)
 
 
-async def blocking(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs: Any) -> Any:
-    """Run CPU-bound work in the thread pool; 504 past `timeout`, 422 for a bad value."""
+async def on_cpu(limiter: anyio.CapacityLimiter | None, fn: Callable[..., Any],
+                 *args: Any) -> Any:
+    """Run CPU-bound work in a thread, at most `limiter` at a time: parsing holds the GIL,
+    so more threads than cores only make every request slower (queued ones wait here)."""
+    return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
+
+
+async def blocking(fn: Callable[..., Any], *args: Any, timeout: float,
+                   limiter: anyio.CapacityLimiter | None = None) -> Any:
+    """Run CPU-bound work (see `on_cpu`); 504 past `timeout`, 422 for a bad value."""
     try:
-        return await asyncio.wait_for(run_in_threadpool(fn, *args, **kwargs), timeout)
+        return await asyncio.wait_for(on_cpu(limiter, fn, *args), timeout)
     except asyncio.TimeoutError:
         raise HTTPException(504, f"the request took longer than {timeout:g} s") from None
     except (ValueError, TypeError, pa.ArrowException) as exc:

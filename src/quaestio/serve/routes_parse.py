@@ -34,7 +34,8 @@ async def parse(body: ParseRequest, request: Request, svc: Service = Depends(rea
     """Parse one question or a batch into question_df rows (JSON, or Arrow IPC when the
     Accept header asks for `application/vnd.apache.arrow.stream`)."""
     questions = _questions(body.question, body.questions)
-    rows = await blocking(parse_rows, svc, questions, body, timeout=svc.config.request_timeout)
+    rows = await blocking(parse_rows, svc, questions, body, timeout=svc.config.request_timeout,
+                          limiter=svc.cpu)
     if wants_arrow(request):
         return arrow_body(pa.Table.from_pylist(rows, schema=QUESTION_SCHEMA))
     return Json({"rows": rows})
@@ -52,11 +53,11 @@ async def search(body: SearchRequest, svc: Service = Depends(reader)):
     if body.rows is not None:
         if len(body.rows) > svc.config.max_batch:
             raise HTTPException(413, f"a batch holds at most {svc.config.max_batch} rows")
-        rows = await blocking(rows_from_json, body.rows, timeout=timeout)
+        rows = await blocking(rows_from_json, body.rows, timeout=timeout, limiter=svc.cpu)
     else:
         rows = await blocking(parse_rows, svc, _questions(None, body.questions), body,
-                              timeout=timeout)
-    return Json(await blocking(search_rows, svc, rows, body, timeout=timeout))
+                              timeout=timeout, limiter=svc.cpu)
+    return Json(await blocking(search_rows, svc, rows, body, timeout=timeout, limiter=svc.cpu))
 
 
 def _questions(one: str | None, many: list | None) -> list:

@@ -37,13 +37,17 @@ class Service:
         self.live: dict[tuple[str, int], Any] = {}   # running turns of this worker
         self.tasks: set[asyncio.Task] = set()
         self.ready = False
+        self.cpu = None  # anyio.CapacityLimiter, made in start() (it needs the event loop)
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
+        import anyio
+
         from ..analysis import prepare
         from ..satellites import bundled_satellites, load_satellites
 
         c = self.config
+        self.cpu = anyio.CapacityLimiter(c.cpu_threads)
         sats = load_satellites(c.satellites) if c.satellites else bundled_satellites()
         self.satellites = prepare(sats)  # no user pays for the warm-up
         if c.index is not None:

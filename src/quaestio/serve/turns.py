@@ -9,13 +9,13 @@ import time
 from typing import Any
 
 import pyarrow as pa
-from starlette.concurrency import run_in_threadpool
 
 from ..schema import QUESTION_SCHEMA, to_record
 from .answers import extractive, stream_answer
 from .events import TurnLog
 from .memory import carry_forward, context_for
 from .prompt import compile_prompt
+from .respond import on_cpu
 from .service import Service
 
 log = logging.getLogger("quaestio.serve")
@@ -72,8 +72,8 @@ async def _work(service: Service, conversation_id: str, turn_log: TurnLog, quest
                                    "detail": f"the question is over {c.max_question_chars} "
                                              f"characters"})
         return {"status": "error"}
-    row = await run_in_threadpool(_parse, service, question, f"{conversation_id}.{turn_log.turn}",
-                                  context, options)
+    row = await on_cpu(service.cpu, _parse, service, question,
+                       f"{conversation_id}.{turn_log.turn}", context, options)
     row = carry_forward(row, earlier[-1]["row"] if earlier else None, sats)
     service.metrics.count_rows([row.get("llm_status")])
     turn_log.publish("parsed", {"row": row})
@@ -88,7 +88,7 @@ async def _work(service: Service, conversation_id: str, turn_log: TurnLog, quest
     if service.index is None:
         turn_log.publish("error", {"code": "no_index", "detail": "the service has no index"})
         return {**out, "status": "error"}
-    hits, verdict, values = await run_in_threadpool(_retrieve, service, row)
+    hits, verdict, values = await on_cpu(service.cpu, _retrieve, service, row)
     turn_log.publish("hits", {"hits": [{f: h.get(f) for f in HIT_FIELDS} for h in hits]})
     turn_log.publish("confirmed", {"verdict": verdict, "values": values[:5]})
     answer, prompt_record = await _answer(service, turn_log, row, hits, verdict, values)
