@@ -164,6 +164,10 @@ def test_llm_answer_streams_as_tokens_and_is_recorded(online, fake_llm):
         accepted = submit(c, "What is the annual premium?")
         events = read_events(c, accepted["events"])
         turn = c.get(f"/v1/conversations/{accepted['conversation_id']}").json()["turns"][0]
+        ready = c.get("/readyz").json()
+        metrics = c.get("/metrics").text
+    assert ready["checks"]["llm"] is True, ready
+    assert 'quaestio_answer_tokens_total{direction="out"}' in metrics
     kinds = [e["event"] for e in events]
     assert kinds[:3] == ["parsed", "hits", "confirmed"] and kinds[-2:] == ["answer", "done"]
     tokens = [e["data"]["text"] for e in events if e["event"] == "token"]

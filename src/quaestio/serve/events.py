@@ -60,10 +60,6 @@ class TurnLog:
                 yield None
 
 
-def replay(events: list[dict[str, Any]], after: int) -> list[dict[str, Any]]:
-    return events[after:]
-
-
 def encode(event: dict[str, Any] | None) -> bytes:
     """One SSE frame; None is a heartbeat comment."""
     if event is None:

@@ -57,6 +57,4 @@ async def blocking(fn: Callable[..., Any], *args: Any, timeout: float,
     except asyncio.TimeoutError:
         raise HTTPException(504, f"the request took longer than {timeout:g} s") from None
     except (ValueError, TypeError, pa.ArrowException) as exc:
-        if isinstance(exc, HTTPException):
-            raise
         raise HTTPException(422, " ".join(str(exc).split())[:500] or type(exc).__name__) from None
