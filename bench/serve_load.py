@@ -5,6 +5,9 @@
 - the HTTP layer's cost: single-question `POST /v1/parse` and in-process
   `parse_questions([q])` on the same question, alternated one call each so that both see
   the same machine load; the difference of their p50 (target ≤ 2 ms);
+- the same inside the server, from its Server-Timing header: time in the app minus time in
+  the parse call (thread hop, validation, JSON), free of the client's and the scheduler's
+  share;
 - HTTP requests/s and p50/p99 at each concurrency (asyncio + httpx, one connection per
   in-flight request);
 - first SSE event: from the submit of a turn to its first event, offline (target ≤ 50 ms).
@@ -32,7 +35,7 @@ def side_by_side(url: str, n: int) -> tuple[list[float], list[float]]:
     from quaestio import parse_questions, prepare
 
     sats = prepare()
-    local, remote = [], []
+    local, remote, inside = [], [], []
     with httpx.Client(base_url=url, timeout=60) as client:
         for i in range(n):
             question = QUESTIONS[i % len(QUESTIONS)]
@@ -40,9 +43,13 @@ def side_by_side(url: str, n: int) -> tuple[list[float], list[float]]:
             parse_questions([question], sats, as_="arrow")
             local.append(time.perf_counter() - started)
             started = time.perf_counter()
-            client.post("/v1/parse", json={"question": question}).raise_for_status()
+            response = client.post("/v1/parse", json={"question": question})
             remote.append(time.perf_counter() - started)
-    return local, remote
+            response.raise_for_status()
+            timing = dict(part.strip().split(";dur=")
+                          for part in response.headers["server-timing"].split(","))
+            inside.append((float(timing["app"]) - float(timing["work"])) / 1000)
+    return local, remote, inside
 
 
 async def http_level(url: str, n: int, concurrency: int) -> tuple[list[float], float]:
@@ -91,10 +98,12 @@ def main(argv: list[str] | None = None) -> None:
     cpu0 = os.times()
     with ServeProcess(tmp / "index", tmp / "memory.sqlite") as server:
         asyncio.run(http_level(server.url, 50, 4))  # warm-up: connections, caches
-        local, remote = side_by_side(server.url, args.n)
+        local, remote, inside = side_by_side(server.url, args.n)
         base, over = percentile(local, .5) * 1000, percentile(remote, .5) * 1000
         print(f"one question, alternated: in-process p50 {base:.2f} ms, HTTP p50 {over:.2f} ms"
               f"  → HTTP layer +{over - base:.2f} ms p50 (target ≤ 2 ms)")
+        print(f"  inside the server (Server-Timing app − work): p50 "
+              f"{percentile(inside, .5) * 1000:.2f} ms  p99 {percentile(inside, .99) * 1000:.2f} ms")
         for level in [int(x) for x in args.levels.split(",")]:
             lat, elapsed = asyncio.run(http_level(server.url, args.n, level))
             print(f"HTTP /v1/parse concurrency {level:3d}: {len(lat) / elapsed:6.0f} req/s  "

@@ -70,8 +70,13 @@ class Observe:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                # Server-Timing: time in the server, and in the library call ("work"), so a
+                # client can tell the HTTP layer's share from the network's and its own.
+                timing = f"app;dur={(time.perf_counter() - started) * 1000:.3f}"
+                if "work_ms" in state:
+                    timing += f", work;dur={state['work_ms']:.3f}"
                 message["headers"] = list(message.get("headers", [])) + [
-                    (b"x-request-id", request_id.encode())]
+                    (b"x-request-id", request_id.encode()), (b"server-timing", timing.encode())]
             await send(message)
 
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import Any
 
 import pyarrow as pa
@@ -34,8 +35,10 @@ async def parse(body: ParseRequest, request: Request, svc: Service = Depends(rea
     """Parse one question or a batch into question_df rows (JSON, or Arrow IPC when the
     Accept header asks for `application/vnd.apache.arrow.stream`)."""
     questions = _questions(body.question, body.questions)
+    started = time.perf_counter()
     rows = await blocking(parse_rows, svc, questions, body, timeout=svc.config.request_timeout,
                           limiter=svc.cpu)
+    request.state.work_ms = (time.perf_counter() - started) * 1000
     if wants_arrow(request):
         return arrow_body(pa.Table.from_pylist(rows, schema=QUESTION_SCHEMA))
     return Json({"rows": rows})
