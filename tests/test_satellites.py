@@ -170,3 +170,18 @@ def test_cue_targets_are_checked_per_family(sat_folder):
         load_satellites(sat_folder)
     assert [(c["row"], c["value"]) for c in info.value.failure_cases] == [
         (3, "amunt"), (4, "heap"), (5, None)]
+
+
+def test_prompt_parts_are_validated_on_load(tmp_path):
+    (tmp_path / "prompt_parts.csv").write_text(
+        "part_id,kind,target,language,text\n"
+        "role,role,,*,You answer.\n"
+        "fmt,format,bogus,*,Give a value.\n"
+        "tone,tone,single,*,Be brief.\n")
+    with pytest.raises(SatelliteError) as info:
+        load_satellites(tmp_path)
+    reasons = [(c["row"], c["column"], c["value"]) for c in info.value.failure_cases]
+    assert (3, "target", "bogus") in reasons, reasons
+    assert (4, "target", "single") in reasons, reasons
+    # the rows that keep an answer honest cannot be left out
+    assert (None, "kind", "gaps") in reasons and (None, "kind", "task") in reasons, reasons

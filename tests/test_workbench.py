@@ -206,7 +206,7 @@ def test_try_and_preview_show_what_changes(client):
 def test_roles(folder):
     app = create_workbench_app(folder, authorize=header_user)
     anonymous = TestClient(app)
-    viewer = TestClient(app, headers={"X-User": "vic", "X-Role": "viewer"})
+    viewer = TestClient(app, headers={"X-User": "vic", "X-Role": "reader"})
     assert anonymous.get("/").status_code == 401
     assert viewer.get("/").status_code == 200
     assert "(read only)" in viewer.get("/rows/concept_keywords").text

@@ -36,6 +36,7 @@ from . import curation as _curation  # noqa: E402,F401
 from . import retrieval as _retrieval  # noqa: E402,F401
 from . import workbench as _workbench  # noqa: E402,F401
 from . import dask as _dask  # noqa: E402,F401
+from . import serve as _serve  # noqa: E402,F401
 
 
 def main() -> None:

@@ -13,11 +13,15 @@ Standard library only; it binds 127.0.0.1 and nothing else.
 Replies are scripted FIFO (`script`), then come from the `responder` (a function of the
 request), by default `analysis_responder()`, which answers the consolidated quaestio prompt
 with the offline values it carries, so every reply is valid unless told otherwise.
+A request with `"stream": true` gets its reply as `chat.completion.chunk` server-sent events
+(word by word unless `Reply.chunks` says otherwise, `Reply.chunk_delay` apart); a client that
+closes the stream early is counted in `streams_aborted`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -72,6 +76,10 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes | None = None  # raw body, sent as is (errors, broken JSON envelopes)
     drop: bool = False  # close the connection without answering
+    # Streaming (a request with "stream": true): the content in these pieces, one SSE chunk
+    # each, `chunk_delay` seconds apart; None splits the content after each space.
+    chunks: list[str] | None = None
+    chunk_delay: float = 0.0
 
     @classmethod
     def json(cls, obj: Any, **kw: Any) -> Reply:
@@ -106,6 +114,11 @@ class Reply:
     def dropped(cls) -> Reply:
         return cls(drop=True)
 
+    @classmethod
+    def text(cls, content: str, *, chunk_delay: float = 0.0, **kw: Any) -> Reply:
+        """Plain text: the whole message, or streamed word by word when asked to stream."""
+        return cls(content=content, chunk_delay=chunk_delay, **kw)
+
 
 Responder = Callable[[Request], Reply]
 
@@ -123,6 +136,7 @@ class FakeLLMServer:
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
+        self.streams_aborted = 0  # streamed replies the client closed before the end
 
     @property
     def url(self) -> str:
@@ -216,6 +230,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.close()
             return
+        if body.get("stream") and reply.status == 200 and reply.body is None:
+            self._stream(body, reply)
+            return
         data = reply.body if reply.body is not None else _completion(self.fake, body, reply)
         try:
             self.send_response(reply.status)
@@ -227,6 +244,48 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except OSError:  # the client gave up (timeout): nothing left to answer
             self.close_connection = True
+
+
+    def _stream(self, body: dict[str, Any], reply: Reply) -> None:
+        """`stream: true`: the reply as `chat.completion.chunk` events, then `[DONE]`; with
+        `stream_options.include_usage`, a last chunk carries the token counts."""
+        self.close_connection = True  # no content-length: the end of the body is the close
+        content = reply.content or ""
+        pieces = reply.chunks if reply.chunks is not None else _words(content)
+        events = [_chunk(self.fake, body, {"role": "assistant", "content": ""}, None)]
+        events += [_chunk(self.fake, body, {"content": p}, None) for p in pieces]
+        events.append(_chunk(self.fake, body, {}, reply.finish_reason))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            usage = json.loads(_completion(self.fake, body, reply))["usage"]
+            events.append(_chunk(self.fake, body, None, None, usage))
+        try:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.end_headers()
+            for i, event in enumerate(events):
+                if i > 1 and reply.chunk_delay:
+                    time.sleep(reply.chunk_delay)
+                self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+                self.wfile.flush()
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except OSError:  # the client went away mid-answer (it cancelled the generation)
+            with self.fake._lock:
+                self.fake.streams_aborted += 1
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\s*\S+\s*", text) or [text]
+
+
+def _chunk(fake: FakeLLMServer, body: dict[str, Any], delta: dict[str, Any] | None,
+           finish_reason: str | None, usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    choices = [] if delta is None else [{"index": 0, "delta": delta,
+                                         "finish_reason": finish_reason, "logprobs": None}]
+    return {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": body.get("model") or fake.model,
+            "choices": choices, "usage": usage}
 
 
 def _completion(fake: FakeLLMServer, body: dict[str, Any], reply: Reply) -> bytes:

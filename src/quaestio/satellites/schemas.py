@@ -59,6 +59,13 @@ CUE_FAMILIES: dict[str, str | tuple[str, ...] | None] = {
 }
 
 
+# The kinds of prompt_parts rows. Every kind but `format` is needed once at least, so that a
+# folder cannot silently drop the instruction to say "not found" rather than guess (`gaps`).
+# `not_found` is the sentence the offline answer gives when nothing is confirmed.
+PROMPT_KINDS = ("role", "task", "gaps", "tone", "not_found", "format")
+PROMPT_INTENTS = ("navigational", "conceptual")
+
+
 @dataclass(frozen=True)
 class Column:
     name: str
@@ -178,6 +185,14 @@ SPECS: dict[str, TableSpec] = {s.name: s for s in (
         Column("value"),  # empty means "none" for text settings
         Column("description"),
     ), (), "Project-level settings that analysts tune (weights, thresholds)."),
+    TableSpec("prompt_parts", ("part_id",), (
+        Column("part_id", "id", required=True),
+        Column("kind", "enum", required=True, choices=PROMPT_KINDS),
+        Column("target"),  # format rows: an answer shape or an intent (PROMPT_INTENTS)
+        Column("language", "language", default="*"),
+        Column("text", required=True),
+    ), (), "The grounded-answer prompt, as rows: role, task, gaps, tone, format per shape "
+           "and per intent (quaestio.serve compiles them with the hits)."),
 )}
 
 TABLES: tuple[str, ...] = tuple(SPECS)
@@ -352,7 +367,7 @@ def catastrophic_probe(pattern: regex.Pattern) -> str | None:
 
 def validate_links(tables: dict[str, pl.DataFrame]) -> list[dict]:
     """Foreign keys across tables, checked once every table is typed."""
-    failures = _cue_target_failures(tables)
+    failures = _cue_target_failures(tables) + _prompt_part_failures(tables["prompt_parts"])
     for spec in SPECS.values():
         frame = tables[spec.name]
         for fk in spec.foreign_keys:
@@ -380,4 +395,25 @@ def _cue_target_failures(tables: dict[str, pl.DataFrame]) -> list[dict]:
             failures.append(_case(rec["_source"], "cues", rec["_row"], "target", target,
                                   f"a {rec['family']} cue targets one of "
                                   f"{', '.join(allowed)}"))
+    return failures
+
+
+def _prompt_part_failures(frame: pl.DataFrame) -> list[dict]:
+    failures = []
+    targets = _enum(AnswerShape) + PROMPT_INTENTS
+    for rec in frame.iter_rows(named=True):
+        if rec["kind"] == "format" and rec["target"] not in targets:
+            failures.append(_case(rec["_source"], "prompt_parts", rec["_row"], "target",
+                                  rec["target"], f"a format row targets one of "
+                                                 f"{', '.join(targets)}"))
+        elif rec["kind"] != "format" and rec["target"]:
+            failures.append(_case(rec["_source"], "prompt_parts", rec["_row"], "target",
+                                  rec["target"], f"only format rows have a target, not "
+                                                 f"{rec['kind']} rows"))
+    present = set(frame["kind"].drop_nulls().to_list()) if frame.height else set()
+    for kind in PROMPT_KINDS[:-1]:  # all but format
+        if kind not in present:
+            source = frame["_source"][0] if frame.height else "prompt_parts"
+            failures.append(_case(source, "prompt_parts", None, "kind", kind,
+                                  f"no {kind} row: the answer prompt needs one"))
     return failures

@@ -25,7 +25,7 @@ def create_workbench_app(satellites_dir: str | Path, *, authorize: Authorize | N
             `curation/` sub-folder. None (a service on the bundled tables, which are not
             editable) gives a page that says so.
         authorize: `authorize(request, role) -> user name`, raising `fastapi.HTTPException`
-            (401/403) when the caller may not act in `role` ("viewer" for pages and
+            (401/403) when the caller may not act in `role` ("reader" for pages and
             previews, "analyst" for changes). None is the local standalone mode: one local
             user with every role (serve it on loopback only).
         questions: A question set (a list, or a .txt/.csv/.jsonl/.parquet file) for the
