@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import ahocorasick
 
+from ..satellites import facts
+
 if TYPE_CHECKING:
     from .rules import Rule
 
@@ -77,6 +79,18 @@ _REGEX_ONLY = re.compile(r"\{[^}]*[a-z<=>][^}]*\}|\[\[|\(\?\||\\[pPLXGmMKNV]", r
 
 
 def _literal_factors(pattern: str) -> list[frozenset[str]]:
+    # Read once per pattern text, and kept across processes (`satellites.facts`): reading a
+    # pattern costs more than compiling it.
+    fact = facts.key("literals", pattern)
+    known = facts.get(fact)
+    if isinstance(known, list):
+        return [frozenset(f) for f in known]
+    found = _read_literal_factors(pattern)
+    facts.put(fact, [sorted(f) for f in found])
+    return found
+
+
+def _read_literal_factors(pattern: str) -> list[frozenset[str]]:
     if _REGEX_ONLY.search(pattern):
         return []
     try:

@@ -15,7 +15,8 @@ import regex
 
 from ..errors import WarningCode
 from ..satellites import Satellites
-from ..satellites.schemas import SPECS, compile_pattern, pattern_flags
+from ..satellites.facts import LazyPattern
+from ..satellites.schemas import SPECS, pattern_flags
 from .draft import Draft
 from .gate import LiteralGate
 
@@ -26,7 +27,7 @@ class Rule:
     family: str
     target: str | None
     language: str
-    pattern: regex.Pattern
+    pattern: regex.Pattern | LazyPattern  # compiled on first use
     weight: float
 
 
@@ -58,7 +59,7 @@ def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
     col = next(c for c in spec.columns if c.name == "pattern")
     return [Rule(rec[id_col], rec.get("family") or table, rec.get("target"),
                  rec.get("language") or "*",
-                 compile_pattern(rec["pattern"], pattern_flags(spec, col, rec)), rec["weight"])
+                 LazyPattern(rec["pattern"], pattern_flags(spec, col, rec)), rec["weight"])
             for rec in sats.tables[table].iter_rows(named=True)]
 
 

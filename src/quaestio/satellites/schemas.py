@@ -12,6 +12,7 @@ from typing import Any, Callable
 import polars as pl
 import regex
 
+from . import facts
 from ..types import AnswerContext, AnswerShape, DecompositionPattern, DetectContext, LayoutHint
 
 ID_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -291,7 +292,7 @@ def _collect(frame: pl.DataFrame, spec: TableSpec, column: str, mask: pl.Expr,
 
 
 def compile_pattern(pattern: str, flags: int = 0) -> regex.Pattern:
-    return regex.compile(pattern, flags | regex.V0)
+    return facts.compiled(pattern, int(flags))
 
 
 def pattern_flags(spec: TableSpec, col: Column, record: dict[str, Any]) -> int:
@@ -313,8 +314,12 @@ def _regex_failures(frame: pl.DataFrame, spec: TableSpec, col: Column) -> list[d
         pattern = rec[col.name]
         if pattern is None:
             continue
+        flags = pattern_flags(spec, col, rec)
+        checked = facts.key("checked", pattern, flags)
+        if facts.get(checked):  # this very pattern passed every check below in a process before
+            continue
         try:
-            compiled = compile_pattern(pattern, pattern_flags(spec, col, rec))
+            compiled = compile_pattern(pattern, flags)
         except regex.error as exc:
             failures.append(_case(rec["_source"], spec.name, rec["_row"], col.name, pattern,
                                   f"regex does not compile: {exc}"))
@@ -331,6 +336,8 @@ def _regex_failures(frame: pl.DataFrame, spec: TableSpec, col: Column) -> list[d
                                   f"probe {probe[:12]!r}...): nested repetition or overlapping "
                                   f"alternatives such as (a+)+ or (a|a)*; make the inner part "
                                   f"possessive (a++) or atomic (?>...)"))
+            continue
+        facts.put(checked, True)
     return failures
 
 

@@ -1,0 +1,133 @@
+"""What a process learns about each analyst pattern, kept for the next process.
+
+Checking a pattern row (it compiles, does not match the empty string, passes the
+backtracking probe) and reading the literals it needs cost about a second and a half per
+start for the bundled ~1,100 patterns, and the answers depend only on the pattern's text,
+its flags and the engines' versions. They are kept in one small JSON file under
+`$QUAESTIO_CACHE` (default `~/.cache/quaestio`), keyed by those, so a second process starts
+warm. Only facts about patterns that passed are kept: a failing row is checked again, and
+reported in full, every time. A missing, unreadable or foreign file is ignored (the facts are
+recomputed), never trusted; writes are atomic. `QUAESTIO_PATTERN_CACHE=0` turns it off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import regex
+
+_FORMAT = 1
+_lock = threading.Lock()
+_facts: dict[str, Any] | None = None
+_dirty = False
+
+
+def _path() -> Path | None:
+    if os.environ.get("QUAESTIO_PATTERN_CACHE", "1") == "0":
+        return None
+    root = Path(os.environ.get("QUAESTIO_CACHE", Path.home() / ".cache" / "quaestio"))
+    engines = f"{regex.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}"
+    return root / f"pattern_facts-v{_FORMAT}-{engines}.json"
+
+
+def _load() -> dict[str, Any]:
+    global _facts
+    if _facts is None:
+        facts: dict[str, Any] = {}
+        path = _path()
+        if path is not None and path.is_file():
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(loaded, dict):
+                    facts = loaded
+            except (OSError, ValueError, UnicodeDecodeError):
+                facts = {}
+        _facts = facts
+    return _facts
+
+
+def key(kind: str, pattern: str, flags: int = 0) -> str:
+    """The cache key of one fact about one pattern."""
+    digest = hashlib.blake2b(f"{kind}\0{int(flags)}\0{pattern}".encode("utf-8", "surrogatepass"),
+                             digest_size=12).hexdigest()
+    return f"{kind}:{digest}"
+
+
+def get(fact_key: str) -> Any:
+    with _lock:
+        return _load().get(fact_key)
+
+
+def put(fact_key: str, value: Any) -> None:
+    global _dirty
+    with _lock:
+        facts = _load()
+        if facts.get(fact_key) != value:
+            facts[fact_key] = value
+            _dirty = True
+
+
+def save() -> None:
+    """Write the facts learnt since the start (atomic; any failure leaves the old file)."""
+    global _dirty
+    path = _path()
+    with _lock:
+        if not _dirty or path is None or _facts is None:
+            return
+        text = json.dumps(_facts, separators=(",", ":"))
+        _dirty = False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pattern_facts.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home is no reason to fail: the next process recomputes
+
+
+@lru_cache(maxsize=None)
+def compiled(pattern: str, flags: int) -> regex.Pattern:
+    """One compiled object per (pattern, flags) in a process: validation and the rule sets
+    share it (the `regex` module's own cache holds 500, fewer than the bundled rows)."""
+    return regex.compile(pattern, flags | regex.V0)
+
+
+atexit.register(save)
+
+
+class LazyPattern:
+    """A rule's regex, compiled on its first use: most rules of a family never run in a
+    process (the literal gate reads what they need from their text, see `analysis.gate`),
+    so they need not be compiled at start. Reads like the compiled pattern it stands for."""
+
+    __slots__ = ("pattern", "flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.pattern = pattern
+        self.flags = int(flags)
+        self._compiled: regex.Pattern | None = None
+
+    @property
+    def compiled(self) -> regex.Pattern:
+        if self._compiled is None:
+            self._compiled = compiled(self.pattern, self.flags)
+        return self._compiled
+
+    def __getattr__(self, name: str) -> Any:  # search, finditer, match, groupindex, ...
+        return getattr(self.compiled, name)
+
+    def __reduce__(self):
+        return LazyPattern, (self.pattern, self.flags)
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self.pattern!r}, {self.flags})"
