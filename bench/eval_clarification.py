@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# QUAESTIO_DATA points elsewhere (a git worktree is not beside ../shared).
+DATA = Path(os.environ.get("QUAESTIO_DATA")
+            or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 CLARIQ = DATA / "clariq" / "clariq_requests.jsonl"
 AMBIGNQ = DATA / "ambigqa" / "dev_light.json"
 INSURANCE = DATA / "insuranceqa" / "insuranceqa_v2_questions.jsonl"

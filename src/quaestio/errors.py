@@ -15,6 +15,7 @@ class ReasonCode(StrEnum):
     EMPTY_QUESTION = "empty_question"
     REGEX_TIMEOUT = "regex_timeout"
     INTERNAL_ERROR = "internal_error"
+    QUESTION_TOO_LONG = "question_too_long"
 
 
 class WarningCode(StrEnum):
