@@ -58,7 +58,7 @@ def prepare(satellites: Satellites | None = None) -> Satellites:
     A service calls this at start-up so that no user waits for the automaton, the spelling
     index or a language's word list to load. Returns the satellites it prepared.
     """
-    from .dictionary import dictionary_index
+    from .dictionary import dictionary_index, lemma_automaton
     from .spelling import deletion_index, language_vocabulary
 
     sats = satellites if satellites is not None else bundled_satellites()
@@ -66,6 +66,7 @@ def prepare(satellites: Satellites | None = None) -> Satellites:
     deletion_index(sats)
     for language in sats.stopwords["language"].unique().sort():
         language_vocabulary(language)
+        lemma_automaton(sats, language)
     parse_question("warm up the rules", sats)
     return sats
 
