@@ -28,7 +28,7 @@ class Defaults:
     pages_hint_limit: int = 200
     max_page_number: int = 100000
     toc_match_cutoff: float = 75.0
-    max_question_chars: int = 20000
+    max_question_chars: int = 100000
     # LLM mode (quaestio.llm): weight of rewrite terms, and how hard to try before the
     # per-field fallback to the offline values.
     weight_llm_rewrite: float = 0.3
