@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections import Counter
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# QUAESTIO_DATA points elsewhere (a git worktree is not beside ../shared).
+DATA = Path(os.environ.get("QUAESTIO_DATA")
+            or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 TREC = DATA / "trec" / "train_5500.label"
 XQUAD = DATA / "multilingual_qa" / "xquad" / "xquad_en_es_questions.jsonl"
 

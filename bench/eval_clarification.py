@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# QUAESTIO_DATA points elsewhere (a git worktree is not beside ../shared).
+DATA = Path(os.environ.get("QUAESTIO_DATA")
+            or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 CLARIQ = DATA / "clariq" / "clariq_requests.jsonl"
 AMBIGNQ = DATA / "ambigqa" / "dev_light.json"
 INSURANCE = DATA / "insuranceqa" / "insuranceqa_v2_questions.jsonl"
@@ -44,15 +47,20 @@ def _scores(said: list[bool], gold: list[bool], idx: list[int]) -> str:
     positives = sum(gold[i] for i in idx)
     precision = f"{tp / predicted:.0%}" if predicted else "-"
     recall = f"{tp / positives:.0%}" if positives else "-"
-    return f"P {precision:>4} R {recall:>4} ({predicted}/{len(idx)})"
+    negatives = len(idx) - positives
+    balanced = ""
+    if positives and negatives:  # balanced accuracy: mean of the recall of each class
+        specificity = sum(not said[i] and not gold[i] for i in idx) / negatives
+        balanced = f" BA {(tp / positives + specificity) / 2:.3f}"
+    return f"P {precision:>4} R {recall:>4}{balanced} ({predicted}/{len(idx)})"
 
 
 def _table(title: str, rows: list[tuple[str, list[bool], list[bool]]]) -> None:
     n = len(rows[0][1])
     halves = _halves(n)
-    print(f"\n{title}" + "".join(f"{h:>26}" for h in HALVES))
+    print(f"\n{title}" + "".join(f"{h:>36}" for h in HALVES))
     for label, said, gold in rows:
-        print(f"  {label:<30}" + "".join(f"{_scores(said, gold, halves[h]):>26}" for h in HALVES))
+        print(f"  {label:<30}" + "".join(f"{_scores(said, gold, halves[h]):>36}" for h in HALVES))
 
 
 def _examples(questions: list[str], reasons: list, gold: list[bool], show: int) -> None:

@@ -25,12 +25,15 @@ import argparse
 import ast
 import csv
 import json
+import os
 import re
 import sys
 from collections import Counter
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# QUAESTIO_DATA points elsewhere (a git worktree is not beside ../shared).
+DATA = Path(os.environ.get("QUAESTIO_DATA")
+            or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 HOTPOT = DATA / "hotpotqa" / "hotpot_dev_questions.jsonl"
 BREAK = DATA / "break" / "QDMR-high-level" / "dev.csv"
 INSURANCE = DATA / "insuranceqa" / "insuranceqa_v2_questions.jsonl"

@@ -140,3 +140,34 @@ def test_a_broken_clarification_row_is_rejected_at_load():
     with pytest.raises(SatelliteError) as caught:
         load_satellites(extra={"cues": bad})
     assert [c["column"] for c in caught.value.failure_cases] == ["pattern"]
+
+
+@pytest.mark.parametrize("question", [
+    "Show me the latest version.",
+    "What about that contract?",
+    "What is the premium in that policy?",
+    "Et ce document ?",
+    "¿Qué dice ese contrato?",
+    "¿Cuál es la prima de ese contrato?",
+])
+def test_a_distal_reference_with_nothing_to_resolve_it_asks_back(question):
+    assert parse_question(question).clarification.ambiguity_reason == "deictic_reference"
+
+
+@pytest.mark.parametrize("question, options", [
+    ("What about that contract?", {"context": ["We signed the Acme lease in May."]}),
+    ("Show me the latest version.", {"scope": {"document_version": "v3"}}),
+    ("¿Qué dice ese contrato?", {"context": ["Hablamos del contrato con Acme."]}),
+])
+def test_context_or_caller_scope_resolves_the_reference(question, options):
+    assert parse_question(question, **options).clarification.ambiguity_reason is None
+
+
+@pytest.mark.parametrize("question", [
+    "What are the exclusions of this contract?",
+    "Quelles sont les exclusions de ce contrat ?",
+    "What is the premium of the contract signed with Acme?",
+    "Is that policy from Acme valid?",
+])
+def test_the_document_in_view_or_a_named_one_needs_no_clarification(question):
+    assert parse_question(question).clarification.ambiguity_reason is None

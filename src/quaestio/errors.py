@@ -15,7 +15,7 @@ class ReasonCode(StrEnum):
     EMPTY_QUESTION = "empty_question"
     REGEX_TIMEOUT = "regex_timeout"
     INTERNAL_ERROR = "internal_error"
-    QUESTION_TOO_LONG = "question_too_long"  # over the service's limit (quaestio.serve)
+    QUESTION_TOO_LONG = "question_too_long"  # over max_question_chars, or a service limit
 
 
 class WarningCode(StrEnum):

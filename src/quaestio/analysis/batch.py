@@ -78,7 +78,7 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
     with gc_paused():
         for n, (qid, text) in enumerate(_progress(zip(ids, texts), len(texts), progress)):
             try:
-                rows.append(parse_record(_checked(text, n, question_column), sats,
+                rows.append(parse_record(_checked(text, n, question_column, sats), sats,
                                          question_id=qid, language=language, toc=toc,
                                          scope=scope, parties=parties, steps=steps))
             except Exception as exc:
@@ -107,7 +107,7 @@ def _with_llm(llm: Any, texts: list[Any], ids: list[str], sats: Satellites, colu
     drafts, where = [], []
     for n, (qid, text) in enumerate(zip(ids, texts)):
         try:
-            drafts.append(run_steps(_checked(text, n, column), sats, question_id=qid,
+            drafts.append(run_steps(_checked(text, n, column, sats), sats, question_id=qid,
                                     **options))
             where.append(n)
         except Exception as exc:
@@ -153,10 +153,11 @@ def gc_paused():
             gc.enable()
 
 
-def _checked(text: Any, n: int, column: str) -> Any:
+def _checked(text: Any, n: int, column: str, sats: Satellites) -> Any:
     from .pipeline import check_question
 
-    return check_question(text, row=n, column=column)
+    return check_question(text, row=n, column=column,
+                          max_chars=sats.defaults.max_question_chars)
 
 
 def _unpack(questions: Any, column: str, id_column: str | None

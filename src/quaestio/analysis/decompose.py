@@ -10,18 +10,24 @@ first that yields a decomposition decides. What a row does is told by its named 
 
 - `condition` + `question`: conditional; the condition text goes to conditional_filter and
   the question that remains is the one sub-question.
+- `exists` + `thing` + `question`: "does it include X and, if so, for how long?"; two
+  sub-questions, whether X exists (also the conditional_filter), then the follow-up, which
+  names X (for a pronoun, or in brackets) so that it reads on its own.
 - `split`: the question is cut at every match into clauses, in order; the row's target is
   the pattern, and a `ref` row (a later clause pointing back at the answer of an identity
   question, "who is the insured and what is their address") makes it sequential.
 - `inner`: a bridge entity ("the director of X", "the woman who portrayed Y"); the first
   sub-question asks for it (a `decomposition_template` row), the second is the question
   with the entity replaced by `#1`, the reference to the first answer (as in Break's QDMR).
-- `a` + `b` (+ `drop`, `wrap`): coordinated items (`b` may repeat: "A, B and C"); one
+- `a` + `b` (+ `drop`, `wrap`, `head`): coordinated items (`b` may repeat: "A, B and C"); one
   sub-question per item, by replacing `a` with the item and removing every `drop`, or,
   when `wrap` matched, by a template question around each item. When the items name one
   concept (see `quaestio.analysis.unified`) the pattern is unified: one question, both
-  terms boosted. Items the user quoted, or a conjunction inside one dictionary term
-  ("wear and tear deduction"), are not split.
+  terms boosted; so is a pair that one section holds (a `section_pairs` row). Items the
+  user quoted, or a conjunction inside one dictionary term ("wear and tear deduction"),
+  are not split. With a `head` group (items inside the phrase after it: "the deductible of
+  plan A and plan B"), each sub-question keeps the head, and the row gives way when an item
+  is a dictionary term of its own ("the premium of the car and the deductible").
 
 A `decomposition` row with none of these groups is never used.
 
@@ -42,7 +48,8 @@ from .language import stopwords_for
 from .rules import Rule, candidates, cue_rules, finditer, language_rules, search
 from .subquestions import finish, substitute, wrap
 from .text import tokenize
-from .unified import boost, shared_concept
+from .hints import section_title
+from .unified import boost, section_pair, shared_concept
 
 Decision = tuple[str, list[str], "str | None", list[str]]  # pattern, subs, condition, fired
 
@@ -98,7 +105,8 @@ def decompose(draft: Draft) -> None:
 
 def _kind(rule: Rule) -> str:
     groups = rule.pattern.groupindex
-    return next((k for k in ("condition", "split", "inner", "a", "ref") if k in groups), "")
+    return next((k for k in ("exists", "condition", "split", "inner", "a", "ref")
+                 if k in groups), "")
 
 
 def _structure_rules(sats: Satellites) -> tuple[Rule, ...]:
@@ -123,6 +131,26 @@ def _conditional(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     if len(tokenize(question)) < 2:
         return None
     return rule.target, [question], m.group("condition").strip(), [f"cues:{rule.rule_id}"]
+
+
+# The thing asked about stands in for a pronoun of the follow-up ("how long is it?").
+_PRONOUN = regex.compile(r"\b(?:it|they|them)\b(?!['’])", regex.I)
+
+
+def _if_so(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
+    """ "Does it include X and, if so, for how long?": whether X exists, then the follow-up
+    about X, which carries X so that it reads on its own; the existence is the condition."""
+    exists, thing = m.group("exists").strip(), m.group("thing").strip()
+    follow = m.group("question").strip()
+    if len(tokenize(follow)) < 2 or not thing:
+        return None
+    if _PRONOUN.search(follow):
+        named = regex.sub(r"^(?:a|an|any)\s+", "the ", thing, flags=regex.I)
+        follow = _PRONOUN.sub(lambda _: named, follow, count=1)
+    else:
+        follow = f"{follow} ({thing})"
+    return (rule.target, [finish(exists, draft.original), finish(follow, draft.original)],
+            exists, [f"cues:{rule.rule_id}"])
 
 
 def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
@@ -175,11 +203,20 @@ def _items(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     spans = [m.span("a")] + m.spans("b")
     if _quoted(draft, spans) or _inside_term(draft, m) or _numbers_only(m):
         return None
+    if "head" in rule.pattern.groupindex and _item_names_a_concept(draft, m):
+        return None
     fired = [f"cues:{rule.rule_id}"]
     shared = shared_concept(draft, spans)
-    if shared is not None:
+    pair = section_pair(draft, spans) if shared is None else None
+    if shared is not None or pair is not None:
         boost(draft, spans)
-        fired.append(f"concepts:{shared}")
+        if pair is not None:
+            fired.append(f"section_pairs:{pair['language']}/{pair['a']}/{pair['b']}")
+            if (not draft.columns.get("toc_section_hint")
+                    or draft.options.get("section_from_concept")):
+                draft.columns["toc_section_hint"] = section_title(draft, pair["section"])
+        else:
+            fired.append(f"concepts:{shared}")
         one = finish(draft.original, draft.original)
         return DecompositionPattern.UNIFIED.value, [one], None, fired
     items = [m.group("a")] + m.captures("b")
@@ -190,6 +227,17 @@ def _items(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
             return rule.target, [q for q, _ in asked], None, fired
     subs = [finish(substitute(draft.original, m, item), draft.original) for item in items]
     return rule.target, subs, None, fired
+
+
+def _item_names_a_concept(draft: Draft, m: regex.Match) -> bool:
+    """In "the premium of the car and the deductible", the deductible is a second thing
+    asked, not a second owner of the premium: a `head` row (coordination inside the phrase
+    after the head) gives way when an item holds a dictionary term the head does not."""
+    head = {k.get("concept") for k in draft.keywords if k["span_start"] is not None
+            and m.start("head") <= k["span_start"] < m.end("head")}
+    return any(k.get("concept") and k["concept"] not in head and k["span_start"] is not None
+               and any(s <= k["span_start"] < e for s, e in m.spans("b"))
+               for k in draft.keywords)
 
 
 def _quoted(draft: Draft, spans: list[tuple[int, int]]) -> bool:
@@ -207,4 +255,5 @@ def _inside_term(draft: Draft, m: regex.Match) -> bool:
 
 
 _HANDLERS: dict[str, Callable[[Draft, Rule, regex.Match], Decision | None]] = {
-    "condition": _conditional, "split": _split, "inner": _bridge, "a": _items}
+    "exists": _if_so, "condition": _conditional, "split": _split, "inner": _bridge,
+    "a": _items}

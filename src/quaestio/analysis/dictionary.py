@@ -4,6 +4,13 @@ concept to every variant in every language, and resolve keywords that fit severa
 Matching runs an Aho-Corasick automaton over the folded tokens padded with spaces, so word
 boundaries and overlapping multi-word keywords come for free and the cost does not grow with
 the dictionary. Only `validated` rows take part.
+
+Inflected forms: a `fuzzy` row also matches the inflections of its words in its own
+language ("premiums", "deductibles", "primes", "limitaciones"), through a second automaton
+over lemmas (`quaestio.analysis.morphology`) run on the question's lemmas when the question
+is in that language. `exact` and `cased` rows match only as written, and when a span matches
+a row as written, rows that match the same span only through lemmas are dropped: the exact
+form wins.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ from ..satellites import Satellites
 from ..types import AmbiguousKeyword, KeywordSource
 from .draft import Draft
 from .language import stopwords_for
-from .text import strip_accents, tokenize
+from .morphology import lemma, lemma_key
+from .text import fold, strip_accents, tokenize
 
 _BLOCKED = "\x00"  # stands in for protected tokens so no keyword can match across them
 
@@ -108,6 +116,9 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
         ok = [i for i in ids if _accept(draft, index.entries[i], first, last, shouting)]
         if ok:
             spans.setdefault((first, last), []).extend(ok)
+    for span, ids in _find_inflected(draft, index, folded).items():
+        if span not in spans:  # the exact form wins
+            spans[span] = ids
     # A keyword inside a longer matched keyword is less specific: the longer one wins.
     # Sorted by start, longest first, a span is inside another iff an earlier one ends later.
     kept, reach = {}, -1
@@ -116,6 +127,81 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
             kept[span] = spans[span]
             reach = span[1]
     return kept
+
+
+def _find_inflected(draft: Draft, index: DictionaryIndex,
+                    folded: list[str]) -> dict[tuple[int, int], list[int]]:
+    """Spans whose lemmas match the lemmas of a `fuzzy` row of the question's language."""
+    language = draft.language
+    automaton = _lemma_automaton(draft.sats, index, language)
+    if automaton is None:
+        return {}
+    words = [f if f == _BLOCKED else lemma(_written(draft, i), language)
+             for i, f in enumerate(folded)]
+    text = " " + " ".join(words) + " "
+    start_of, pos = {}, 1
+    for i, w in enumerate(words):
+        start_of[pos] = i
+        pos += len(w) + 1
+    spans: dict[tuple[int, int], list[int]] = {}
+    for end, (length, ntok, ids) in automaton.iter(text):
+        first = start_of[end - length + 2]
+        if ntok == 1:  # one word alone: only its number or gender may differ
+            word = folded[first]
+            ids = tuple(i for i in ids if _same_word(word, index.entries[i].keyword))
+            if not ids:
+                continue
+        spans.setdefault((first, first + ntok - 1), []).extend(ids)
+    return spans
+
+
+# Endings that change number or gender, not the part of speech. A one-word row meets only
+# these forms: "interesting" is not "interest", "guaranteed" not the noun "guarantee",
+# "limited" not "limit" (measured on InsuranceQA and TREC/XQuAD, see bench/morphology.py).
+# Inside a phrase ("the law governs", "the policy expires") the other words carry the sense.
+_NUMBER_GENDER = ("s", "es", "x", "e", "a", "as", "o", "os", "ies", "y")
+
+
+def _same_word(word: str, keyword: str) -> bool:
+    key = fold(keyword)
+    if word == key:
+        return True
+    short, long_ = sorted((word, key), key=len)
+    stem = len(short)
+    while stem and not long_.startswith(short[:stem]):
+        stem -= 1
+    return (len(short) - stem <= 1 and short[stem:] in ("", *_NUMBER_GENDER)
+            and long_[stem:] in _NUMBER_GENDER)
+
+
+def lemma_automaton(sats: Satellites, language: str | None) -> ahocorasick.Automaton | None:
+    """Build (or return) the lemma automaton of one language ahead of its first question."""
+    return _lemma_automaton(sats, dictionary_index(sats), language)
+
+
+def _written(draft: Draft, i: int) -> str:
+    fix = draft.corrections.get(i)
+    return fix.corrected if fix is not None else draft.tokens[i].text
+
+
+def _lemma_automaton(sats: Satellites, index: DictionaryIndex,
+                     language: str | None) -> ahocorasick.Automaton | None:
+    """The `fuzzy` rows of one language keyed by their lemmas, built on first use (so an
+    English question never loads the Spanish lemma table)."""
+    cache = sats.cached("lemma_automata", lambda s: {})
+    if language not in cache:
+        keys: dict[str, list[int]] = defaultdict(list)
+        for idx, e in enumerate(index.entries):
+            if e.match == "fuzzy" and e.language == language:
+                keys[lemma_key([t.text for t in tokenize(e.keyword)], language)].append(idx)
+        automaton = None
+        if keys:
+            automaton = ahocorasick.Automaton()
+            for key, ids in keys.items():
+                automaton.add_word(key, (len(key), key.count(" ") - 1, tuple(ids)))
+            automaton.make_automaton()
+        cache[language] = automaton
+    return cache[language]
 
 
 def _accept(draft: Draft, entry: Entry, first: int, last: int, shouting: bool) -> bool:

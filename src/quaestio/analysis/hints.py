@@ -9,7 +9,8 @@ its family, its target and the names of its groups:
   dropped, reversed ranges swapped; a range expands into `pages_hint` only while the list stays
   within `pages_hint_limit` (the bounds always reach `scope_page_range`).
 - `sheet` / `section`: group `name`. A section name is matched to the caller's TOC when there is
-  one (`toc_section_hint` is then the TOC title), else kept as written.
+  one (`toc_section_hint` is then the TOC title), else kept as written. A question that names
+  no section gets the usual section of its first concept that has a `concept_sections` row.
 - `layout`: the target (table/image/header); the heaviest row wins, then the earliest.
 - `document_version`: group `version` when the row has one, else its target ("latest").
 - Contexts: the answer type's row sets detect_context and answer_context; a shape other than
@@ -50,7 +51,7 @@ def structural_hints(draft: Draft) -> None:
     sheets = named(draft, "sheet")
     cols["sheets_hint"] = _unique([name for name, _, _ in sheets])
     sections = section_names(draft)
-    cols["toc_section_hint"] = sections[0][0] if sections else None
+    cols["toc_section_hint"] = sections[0][0] if sections else concept_section(draft)
     _fire(draft, pages.rule_ids + slides.rule_ids + [rule_id for _, _, rule_id in sheets]
           + [rule_id for _, _, rule_id in sections[:1]])
     layout = _strongest(draft, "layout")
@@ -139,6 +140,39 @@ def section_names(draft: Draft) -> list[tuple[str, tuple[int, int], str]]:
             seen.add(fold(title))
             out.append((title, span, rule_id))
     return out
+
+
+def concept_section(draft: Draft) -> str | None:
+    """The usual section of the question's first concept that has one (`concept_sections`
+    rows of the question's language, else `*`), when the question names no section itself:
+    "the exclusions of this contract" hints "Exclusions" without a TOC. With a TOC, the
+    title must be found in it, or there is no hint."""
+    titles = draft.sats.cached("concept_sections", _concept_sections)
+    for concept in draft.concepts:
+        for title in titles.get((concept, draft.language), ()) + titles.get((concept, "*"), ()):
+            found = section_title(draft, title)
+            if found is not None:
+                draft.fire(f"concept_sections:{concept}/{title}")
+                draft.options["section_from_concept"] = True
+                return found
+    return None
+
+
+def section_title(draft: Draft, title: str) -> str | None:
+    """A section title from a table row, as the caller's TOC writes it (None when the TOC
+    has no such title), or as the row writes it when there is no TOC."""
+    toc = [t for t in draft.options.get("toc") or () if isinstance(t, str) and t.strip()]
+    if not toc:
+        return title
+    return match_toc(title, toc, draft.sats.defaults.toc_match_cutoff)
+
+
+def _concept_sections(sats) -> dict[tuple[str, str], tuple[str, ...]]:
+    out: dict[tuple[str, str], list[str]] = {}
+    for concept, language, section in sats.concept_sections.select(
+            "concept", "language", "section").iter_rows():
+        out.setdefault((concept, language), []).append(section)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def match_toc(name: str, toc: list[str], cutoff: float) -> str | None:

@@ -58,7 +58,7 @@ def prepare(satellites: Satellites | None = None) -> Satellites:
     A service calls this at start-up so that no user waits for the automaton, the spelling
     index or a language's word list to load. Returns the satellites it prepared.
     """
-    from .dictionary import dictionary_index
+    from .dictionary import dictionary_index, lemma_automaton
     from .spelling import deletion_index, language_vocabulary
 
     sats = satellites if satellites is not None else bundled_satellites()
@@ -66,13 +66,15 @@ def prepare(satellites: Satellites | None = None) -> Satellites:
     deletion_index(sats)
     for language in sats.stopwords["language"].unique().sort():
         language_vocabulary(language)
+        lemma_automaton(sats, language)
     parse_question("warm up the rules", sats)
     return sats
 
 
-def check_question(question: Any, *, row: int | None = None,
-                   column: str | None = None) -> str:
-    """Return the question if it is a non-empty string, else raise `QuestionError`."""
+def check_question(question: Any, *, row: int | None = None, column: str | None = None,
+                   max_chars: int | None = None) -> str:
+    """Return the question if it is a non-empty string of at most `max_chars` characters,
+    else raise `QuestionError`."""
     if question is None or (isinstance(question, float) and question != question):
         raise QuestionError(ReasonCode.MISSING_QUESTION, "the question is missing",
                             row=row, column=column, value=question)
@@ -83,6 +85,12 @@ def check_question(question: Any, *, row: int | None = None,
     if not question.strip():
         raise QuestionError(ReasonCode.EMPTY_QUESTION, "the question is empty",
                             row=row, column=column, value=question)
+    if max_chars is not None and len(question) > max_chars:
+        # A second line of defence after linear steps: a pasted document is not a question.
+        raise QuestionError(ReasonCode.QUESTION_TOO_LONG,
+                            f"the question has {len(question):,} characters, more than "
+                            f"max_question_chars={max_chars:,} (a `defaults` row)",
+                            row=row, column=column, value=question[:40] + "...")
     return question
 
 
@@ -118,7 +126,8 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
         ambiguities and how they were resolved; provenance.
 
     Raises:
-        QuestionError: (a ValueError) if the question is None, not a string, or empty.
+        QuestionError: (a ValueError) if the question is None, not a string, empty, or
+            longer than the `max_question_chars` default.
 
     Examples:
         >>> row = parse_question('Search for "force majeure" in this contract')
@@ -159,8 +168,9 @@ def run_steps(question: str, satellites: Satellites | None = None, *,
               steps: Sequence[Step] = DEFAULT_STEPS) -> tuple[Draft, float]:
     """The offline pass: the filled `Draft` and the time it started (for latency_ms)."""
     started = time.perf_counter()
-    text, repaired = without_surrogates(check_question(question, column="question"))
     sats = satellites if satellites is not None else bundled_satellites()
+    text, repaired = without_surrogates(check_question(
+        question, column="question", max_chars=sats.defaults.max_question_chars))
     draft = Draft(question_id=question_id or _default_id(text), original=text, sats=sats,
                   tokens=tokenize(text),
                   options={"language": language, "toc": list(toc or ()), "scope": dict(scope or {}),

@@ -13,14 +13,16 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import lru_cache
 
+import regex
+
 from rapidfuzz.distance import OSA
 
 from ..satellites import Satellites
 from ..types import SpellingCorrection
 from .dictionary import dictionary_index
 from .draft import Draft
-from .language import _stopword_index
-from .text import fold
+from .language import _stopword_index, stopwords_for
+from .text import fold, tokenize
 
 
 # Longer tokens are not words anyone misspells; their edit sets would cost quadratic time.
@@ -65,27 +67,47 @@ def language_vocabulary(language: str) -> dict[str, tuple[int, str]]:
 
 
 def correct_spelling(draft: Draft) -> None:
+    """Correct unknown words of the question towards its own language.
+
+    Left alone: known words of the question's language, acronyms, protected spans, parts of
+    hyphenated compounds ("multi-head"), words inside quotes, and words next to a technical
+    term (a token of an `exact` or `cased` dictionary row). A word that only another
+    language knows ("anual" in an English question) may still be corrected, but only to a
+    dictionary word of the question's language, so a correction never changes language.
+    """
     d = draft.sats.defaults
     if not d.fuzzy_enabled:
         return
     index = dictionary_index(draft.sats)
     stop = draft.sats.cached("stopword_index", _stopword_index)
-    vocab = language_vocabulary(draft.language or d.default_language)
+    language = draft.language or d.default_language
+    own = draft.sats.cached("language_tokens", _language_tokens)
+    own = own.get(language, frozenset()) | own.get("*", frozenset())
+    own_stop = stopwords_for(draft.sats, language)
+    vocab = language_vocabulary(language)
     deletes = None
+    quoted: list[tuple[int, int]] | None = None
     shouting = not any(c.islower() for c in draft.original)
     for i, tok in enumerate(draft.tokens):
         word = tok.folded
-        if (not d.fuzzy_min_length <= len(word) <= _LONGEST_WORD or not tok.is_word or word in index.token_counts
-                or word in stop or word in vocab or draft.is_protected(tok)
-                or (tok.text.isupper() and not shouting)):
+        if (not d.fuzzy_min_length <= len(word) <= _LONGEST_WORD or not tok.is_word
+                or word in own or word in own_stop or word in vocab
+                or draft.is_protected(tok) or (tok.text.isupper() and not shouting)):
             continue  # known words (even ones the dictionary lacks) and acronyms stay as typed
+        if _in_compound(draft.original, tok) or _near_technical_term(draft, index, i):
+            continue
+        if quoted is None:
+            quoted = [m.span() for m in _QUOTED.finditer(draft.original)]
+        if any(s < tok.start and tok.end < e for s, e in quoted):
+            continue
+        elsewhere = word in index.token_counts or word in stop  # known in another language
         if deletes is None:
             deletes = deletion_index(draft.sats)
         name = _looks_like_a_name(draft, i)
-        fix = _from_dictionary(word, deletes, index.token_counts, d.fuzzy_long_length)
+        fix = _from_dictionary(word, deletes, index.token_counts, d.fuzzy_long_length, own)
         surface, vocabulary = (index.fuzzy_tokens[fix], "dictionary") if fix else (None, "")
-        if surface is None and d.spelling_language_vocabulary:
-            surface, vocabulary = _from_language(word, vocab), "language"
+        if surface is None and d.spelling_language_vocabulary and not elsewhere:
+            surface, vocabulary = _from_language(word, vocab, d.fuzzy_long_length), "language"
         # A capitalized word inside a sentence is most likely a name ("Acme" is not "acne"),
         # unless the word it is close to is itself a name ("Germanyy").
         if surface is None or (name and surface[:1].islower()):
@@ -93,6 +115,41 @@ def correct_spelling(draft: Draft) -> None:
         draft.corrections[i] = SpellingCorrection(
             original=tok.text, corrected=_same_case(tok.text, surface), span_start=tok.start,
             span_end=tok.end, distance=OSA.distance(word, fold(surface)), vocabulary=vocabulary)
+
+
+# Quoted spans: straight or typographic double quotes, guillemets, and single quotes that
+# open after a space (an apostrophe inside a word does not open a quote).
+_QUOTED = regex.compile(r"[\"“«„][^\"”»“\n]{1,200}[\"”»“]|(?<![\w])['‘][^'’\n]{1,200}['’](?![\w])")
+
+
+def _in_compound(text: str, tok) -> bool:
+    """Part of a hyphenated compound ("multi-head", "co-pays"): not a word on its own."""
+    before = text[tok.start - 2:tok.start] if tok.start >= 2 else ""
+    after = text[tok.end:tok.end + 2]
+    return ((len(before) == 2 and before[1] == "-" and before[0].isalnum())
+            or (len(after) == 2 and after[0] == "-" and after[1].isalnum()))
+
+
+def _near_technical_term(draft: Draft, index, i: int) -> bool:
+    technical = draft.sats.cached("technical_tokens", _technical_tokens)
+    return any(0 <= j < len(draft.tokens) and draft.tokens[j].folded in technical
+               for j in (i - 1, i + 1))
+
+
+def _technical_tokens(sats: Satellites) -> frozenset[str]:
+    """Tokens of `exact` and `cased` rows with more than letters: codes and technical names
+    ("ISO-9001", "GPT-4", "HbA1c"), whose neighbours are jargon, not typos."""
+    return frozenset(fold(t) for e in dictionary_index(sats).entries
+                     if e.match in ("exact", "cased")
+                     for t in e.keyword.split() if not t.isalpha() and len(t) > 1)
+
+
+def _language_tokens(sats: Satellites) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for e in dictionary_index(sats).entries:
+        out[e.language].update(fold(m) for m in e.keyword.split())
+        out[e.language].update(t.folded for t in tokenize(e.keyword))
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def _same_case(typed: str, surface: str) -> str:
@@ -112,19 +169,27 @@ def _looks_like_a_name(draft: Draft, i: int) -> bool:
 
 
 def _from_dictionary(word: str, deletes: dict[str, tuple[str, ...]], counts,
-                     long_length: int) -> str | None:
+                     long_length: int, own: frozenset[str]) -> str | None:
     bound = 2 if len(word) >= long_length else 1
-    candidates = {c for key in _deletes(word) | {word} for c in deletes.get(key, ())}
+    candidates = {c for key in _deletes(word) | {word} for c in deletes.get(key, ())
+                  if c in own}
     scored = [(OSA.distance(word, c), -counts[c], c) for c in candidates]
     scored = [s for s in scored if s[0] <= bound]
     return min(scored)[2] if scored else None
 
 
-def _from_language(word: str, vocab: dict[str, tuple[int, str]]) -> str | None:
+def _from_language(word: str, vocab: dict[str, tuple[int, str]],
+                   long_length: int) -> str | None:
     if len(word) < 5:
         return None  # short unknown words are more often codes or names than typos
-    candidates = [vocab[c] for c in _edits1(word) if c in vocab]
-    return max(candidates)[1] if candidates else None
+    candidates = sorted((vocab[c] for c in _edits1(word) if c in vocab), reverse=True)
+    if not candidates:
+        return None
+    # A long unknown word is as likely a term the word list lacks as a typo: correct it
+    # only when one candidate clearly dominates the others.
+    if len(word) >= long_length and len(candidates) > 1 and candidates[0][0] < 3 * candidates[1][0]:
+        return None
+    return candidates[0][1]
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"

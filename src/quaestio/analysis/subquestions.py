@@ -6,6 +6,8 @@ opening `¿`, the French space before `?`), so that it reads, and parses, on its
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import regex
 
 from .draft import Draft
@@ -21,15 +23,24 @@ def finish(part: str, original: str) -> str:
     part = _SPACES.sub(" ", part).strip(_STRIP)
     if not part:
         return part
-    end = _END_MARK.search(original)
-    mark = end.group(1) if end else ""
+    end_mark, has_opening, spaced_marks = _typography(original)
+    mark = end_mark
     body = part.rstrip("?.! ").strip(_STRIP)
-    opening = "¿" if "¿" in original and not body.startswith("¿") and mark == "?" else ""
+    opening = "¿" if has_opening and not body.startswith("¿") and mark == "?" else ""
     body = _capitalize(opening + body)
     if part[-1] in "?.!":
         mark = part[-1]
-    spaced = mark in ("?", "!") and regex.search(r"\s[?!]", original) is not None
+    spaced = mark in ("?", "!") and spaced_marks
     return f"{body}{' ' if spaced else ''}{mark}"
+
+
+@lru_cache(maxsize=256)
+def _typography(original: str) -> tuple[str, bool, bool]:
+    """The question's closing mark, its `¿`, its space before `?`/`!`: read once per
+    question, not once per clause, so that cutting n clauses stays linear in its length."""
+    end = _END_MARK.search(original[-64:])
+    return (end.group(1) if end else "", "¿" in original,
+            regex.search(r"\s[?!]", original) is not None)
 
 
 def _capitalize(text: str) -> str:

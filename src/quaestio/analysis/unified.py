@@ -4,6 +4,12 @@ An item names a concept when each of its content words lies in a dictionary matc
 concept, or among the names the concept's definition gives itself before its first colon
 ("Deductible or excess: the part of each claim..."). Analysts make two terms one concept by
 adding a `concept_keywords` row, or by naming both in the definition.
+
+Two different things that one section holds together ("exclusions and limitations", "terms
+and conditions", "representations and warranties") are unified too, by a `section_pairs`
+row: each side is a concept the item names, or a term the item's words are (compared as
+lemmas, so "limitations" is the term "limitation"); the row's section becomes the question's
+`toc_section_hint` when nothing else named one.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 from ..satellites import Satellites
 from .draft import Draft
 from .language import stopwords_for
+from .morphology import lemma
 from .text import fold, tokenize
 
 
@@ -53,3 +60,51 @@ def boost(draft: Draft, spans: list[tuple[int, int]]) -> None:
     top = max((k["weight"] for k in inside), default=None)
     for k in inside:
         k["weight"] = top
+
+
+def section_pair(draft: Draft, spans: list[tuple[int, int]]) -> dict | None:
+    """The `section_pairs` row whose two sides the items name (every item one side, both
+    sides named), in the question's language or `*`; None when no row fits."""
+    if len(spans) < 2:
+        return None
+    stop = stopwords_for(draft.sats, draft.language)
+    words = [_lemmas(draft, span, stop) for span in spans]
+    rows = draft.sats.cached("section_pairs_rows", _pair_rows)
+    for row in rows.get(draft.language, ()) + rows.get("*", ()):
+        sides = [_side(draft, span, item, row, stop) for span, item in zip(spans, words)]
+        if None not in sides and {"a", "b"} <= set(sides):
+            return row
+    return None
+
+
+def _side(draft: Draft, span: tuple[int, int], item: tuple[str, ...], row: dict,
+          stop: frozenset[str]) -> str | None:
+    for side in ("a", "b"):
+        value = row[side]
+        if value in row["concepts"]:
+            if _names(draft, span, value, stop):
+                return side
+        elif item and item == row[f"{side}_lemmas"]:
+            return side
+    return None
+
+
+def _lemmas(draft: Draft, span: tuple[int, int], stop: frozenset[str]) -> tuple[str, ...]:
+    return tuple(lemma(t.text, draft.language) for i, t in enumerate(draft.tokens)
+                 if span[0] <= t.start < span[1] and draft.folded(i) not in stop)
+
+
+def _pair_rows(sats: Satellites) -> dict[str, tuple[dict, ...]]:
+    concepts = frozenset(sats.concepts["concept"].to_list())
+    stops: dict[str, frozenset[str]] = {}
+    out: dict[str, list[dict]] = {}
+    for rec in sats.section_pairs.iter_rows(named=True):
+        language = rec["language"]
+        if language not in stops:
+            stops[language] = stopwords_for(sats, language)
+        row = dict(rec, concepts=concepts)
+        for side in ("a", "b"):
+            row[f"{side}_lemmas"] = tuple(lemma(t.text, language) for t in tokenize(rec[side])
+                                          if t.folded not in stops[language])
+        out.setdefault(language, []).append(row)
+    return {k: tuple(v) for k, v in out.items()}

@@ -20,7 +20,7 @@ import polars as pl
 from ..errors import SatelliteError
 from .csvfile import read_csv_rows
 from .defaults import Defaults, parse_defaults
-from .schemas import SPECS, TABLES, validate_links, validate_table
+from .schemas import SPECS, TABLES, drop_inert_rows, validate_links, validate_table
 
 __all__ = ["Satellites", "load_satellites", "bundled_satellites", "TABLES", "SPECS"]
 
@@ -146,7 +146,7 @@ def load_satellites(path: str | Path | None = None, *,
         failures += _defaults_failures(tables["defaults"])
     if failures:
         raise SatelliteError(failures)
-    clean = {n: t.drop("_source", "_row") for n, t in tables.items()}
+    clean = {n: t.drop("_source", "_row") for n, t in drop_inert_rows(tables).items()}
     return Satellites(clean, origins)
 
 

@@ -32,6 +32,7 @@ class Defaults:
     pages_hint_limit: int = 200
     max_page_number: int = 100000
     toc_match_cutoff: float = 75.0
+    max_question_chars: int = 100000
     # LLM mode (quaestio.llm): weight of rewrite terms, and how hard to try before the
     # per-field fallback to the offline values.
     weight_llm_rewrite: float = 0.3
@@ -66,7 +67,7 @@ LIMITS: dict[str, tuple[float, float, bool]] = {
     "llm_retry_after_max_s": (0.0, 3600.0, False), "llm_concurrency": (1, 1024, False),
     "llm_temperature": (0.0, 2.0, False), "llm_rewrites": (0, 20, False),
     "llm_max_candidates": (1, 500, False), "llm_max_tokens": (1, 1_000_000, False),
-    "llm_max_rewrite_terms": (0, 500, False),
+    "llm_max_rewrite_terms": (0, 500, False), "max_question_chars": (1, 10**8, False),
 }
 # Text settings with a closed set of values (empty allowed where the field's default is "").
 CHOICES: dict[str, tuple[str, ...]] = {"chunk_strategy": ("sequential", "combined")}

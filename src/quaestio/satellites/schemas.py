@@ -101,6 +101,12 @@ class TableSpec:
         return [c.name for c in self.columns]
 
 
+def _not_bundled(frame: pl.DataFrame) -> pl.Series:
+    """Rows an analyst wrote: bundled rows about concepts a user's own folder replaced are
+    inert, not errors (the folder's concepts table need not hold the bundled concepts)."""
+    return ~frame["_source"].str.starts_with("bundled:")
+
+
 def _enum(e) -> tuple[str, ...]:
     return tuple(m.value for m in e)
 
@@ -181,6 +187,22 @@ SPECS: dict[str, TableSpec] = {s.name: s for s in (
         Column("word", required=True),
         Column("kind", "enum", choices=("function", "query"), default="function"),
     ), (), "Words that carry no topic; also the evidence for offline language detection."),
+    TableSpec("concept_sections", ("concept", "language", "section"), (
+        Column("concept", "id", required=True),
+        Column("language", "language", default="*"),
+        Column("section", required=True),
+        Column("description"),
+    ), (ForeignKey("concept", "concepts", "concept", when=_not_bundled),),
+        "The section titles a concept usually sits under: a toc_section_hint without a TOC."),
+    TableSpec("section_pairs", ("language", "a", "b"), (
+        Column("language", "language", default="*"),
+        # Each side is a concept (the item names it) or a term in the row's language
+        # (the item's words, as lemmas, are the term's).
+        Column("a", required=True),
+        Column("b", required=True),
+        Column("section", required=True),
+        Column("description"),
+    ), (), "Two things one section holds together: coordinated, they are one unified question."),
     TableSpec("defaults", ("key",), (
         Column("key", required=True),
         Column("value"),  # empty means "none" for text settings
@@ -380,9 +402,25 @@ def validate_links(tables: dict[str, pl.DataFrame]) -> list[dict]:
         for fk in spec.foreign_keys:
             known = tables[fk.table][fk.target].drop_nulls().unique()
             mask = pl.col(fk.column).is_not_null() & ~pl.col(fk.column).is_in(known.implode())
+            if fk.when is not None:
+                mask = mask & fk.when(frame)
             failures += _collect(frame, spec, fk.column, mask,
                                  f"unknown {fk.target}: not a row of {fk.table}")
     return failures
+
+
+def drop_inert_rows(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """Remove the rows that a conditional foreign key let through unchecked (bundled rows
+    about concepts the user's own tables do not hold): they could never apply."""
+    out = dict(tables)
+    for spec in SPECS.values():
+        for fk in spec.foreign_keys:
+            if fk.when is None:
+                continue
+            known = out[fk.table][fk.target].drop_nulls().unique()
+            out[spec.name] = out[spec.name].filter(
+                pl.col(fk.column).is_null() | pl.col(fk.column).is_in(known.implode()))
+    return out
 
 
 def _cue_target_failures(tables: dict[str, pl.DataFrame]) -> list[dict]:
