@@ -37,7 +37,9 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
         question_column: The column that holds the questions, for DataFrames.
         id_column: A column whose values become `question_id`; else ids are `q0`, `q1`, ...
         language: Force one language for every question instead of detecting it.
-        toc, scope, parties: As in `parse_question`, applied to every question.
+        toc: As in `parse_question`, applied to every question.
+        scope: As in `parse_question`, applied to every question.
+        parties: As in `parse_question`, applied to every question.
         steps: The parse steps (see `parse_question`).
         errors: "collect" (default) turns a failing question into a row with `error_code`
             and `error_message`; "warn" does the same and also warns; "raise" raises.

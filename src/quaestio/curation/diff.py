@@ -72,7 +72,8 @@ def reparse_changes(questions: Any, old: Satellites, new: Satellites, *,
 
     Args:
         questions: Anything `parse_questions` accepts (a list, a Series, a DataFrame).
-        old, new: The two versions of the satellites.
+        old: The satellites before the change.
+        new: The satellites after it.
         columns: Columns to compare (default: every column of question_df except run
             provenance such as latency and version stamps).
         **parse_options: Passed to `parse_questions` (e.g. `id_column=`, `language=`).

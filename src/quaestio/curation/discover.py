@@ -52,9 +52,11 @@ def discover_candidates(corpus: Any, sats: Satellites, *, phrases: pl.DataFrame 
         sats: The dictionary to grow: its validated keywords anchor the clusters, and no
             keyword it already holds for a concept (validated, candidate or rejected) is
             proposed again for that concept.
-        min_cluster_size, min_samples: HDBSCAN parameters.
+        min_cluster_size: HDBSCAN's smallest cluster.
+        min_samples: HDBSCAN's neighbourhood size (how conservative the clusters are).
         dims: PCA dimensions before clustering (0 keeps the model's).
-        min_count, max_phrases: Which phrases take part (see `extract_phrases`).
+        min_count: Fewest occurrences of a phrase that takes part (see `extract_phrases`).
+        max_phrases: Most phrases that take part, the most frequent first.
         min_similarity: A variant is proposed only when its cosine similarity to the
             nearest keyword of the concept reaches this.
         rejected: (language, phrase) pairs an analyst rejected as new concepts

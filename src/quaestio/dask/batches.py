@@ -112,7 +112,8 @@ def search(index, question_df, *, client=None, satellites=None, backend: str | N
             each worker once) or a PostgreSQL DSN (each worker opens its own pool).
         question_df: A dask `question_df` (from `parse_questions` here, or read from Parquet).
         backend: As in `search`; "postgres" for a DSN, else bm25 or hybrid by the index.
-        k, **options: As in `search`.
+        k: Hits per question, as in `search`.
+        **options: Passed to `search` (backend, funnel, filters).
 
     Returns:
         A dask DataFrame with `HITS_SCHEMA` columns as `meta`, the hits of each question

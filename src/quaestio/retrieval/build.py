@@ -31,7 +31,10 @@ def build_index(source: Any, path: str | os.PathLike | None = None, *,
         parent_child: Also store whole sections apart and index small children of them.
         sentence_window: > 0 also indexes single sentences, delivered with this many
             neighbours on each side.
-        safety_margin, min_tokens, overlap, child_tokens: Chunking options (`ChunkOptions`).
+        safety_margin: Share of the model's token limit kept free (`ChunkOptions`).
+        min_tokens: Subsections shorter than this merge into their parent (`ChunkOptions`).
+        overlap: Tokens shared by consecutive parts of a split section (`ChunkOptions`).
+        child_tokens: Size of the children searched by the parent backend (`ChunkOptions`).
         describe: `describe(kind, text, title) -> str` for LLM-written summaries and
             descriptions; extractive when None.
         encoding: Force one file encoding. progress: Show a progress bar.

@@ -51,7 +51,8 @@ def add_documents(index: Index | str | os.PathLike, source: Any, *,
         path: Where to write the result; by default the index's own folder (none for an
             index only in memory).
         describe: The summary writer, required when the index was built with one.
-        encoding, progress: As for `build_index`.
+        encoding: As for `build_index`.
+        progress: As for `build_index`.
 
     Returns:
         The new `Index`.

@@ -21,12 +21,14 @@ class ServeConfig:
             `QUAESTIO_API_KEYS`; with no key at all the service accepts loopback clients only.
         store: The SQLite file of the conversation memory; None: a file in a temp folder.
         backend: The retrieval backend for search and conversations (None: the dispatch's).
-        rate_per_minute, burst: The per-key token bucket (429 with Retry-After past it).
+        rate_per_minute: Refill rate of the per-key token bucket (429 with Retry-After past it).
+        burst: Size of that bucket: requests a key may send at once.
         max_body_bytes: Larger request bodies get 413 before they are read in full.
         max_batch: Most questions in one parse or search request.
         max_question_chars: A longer question is a row with error_code `question_too_long`.
         request_timeout: Seconds a stateless request may take (504 past it).
-        max_turns, max_age_seconds: What the memory keeps per conversation.
+        max_turns: Turns the memory keeps per conversation.
+        max_age_seconds: Age past which a conversation is forgotten.
         context_turns: Earlier turns passed to the parse as `context=`.
         heartbeat_seconds: Comment lines on idle event streams (proxies close silent ones).
         reconnect_grace: Seconds a turn waits for a client to come back before a
