@@ -52,3 +52,16 @@ def test_json_mode_from_the_start(tiny_sats):
         row = parse_question("What is the premium?", tiny_sats, llm=llm)
         assert [r.response_format for r in fake.requests] == ["json_object"]
     assert row.provenance.llm_status == "ok"
+
+
+def test_the_llm_mode_without_its_client_library_names_the_extra():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['openai'] = None\n"
+            "from quaestio.llm import LLM, LLMConfig, LLMUnavailableError\n"
+            "try:\n    LLM(LLMConfig(base_url='http://127.0.0.1:9/v1', model='m'))\n"
+            "except LLMUnavailableError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "pip install 'quaestio[llm]'" in out

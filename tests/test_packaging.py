@@ -83,3 +83,31 @@ def test_importing_a_subpackage_first_keeps_the_verb_of_the_same_name():
     out = subprocess.run([sys.executable, "-W", "error::ImportWarning", "-c", code],
                          capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "True", "quaestio.types"]
+
+
+def test_the_parse_layer_never_imports_the_llm_layer():
+    import re
+
+    for path in sorted((ROOT / "src" / "quaestio" / "analysis").glob("*.py")):
+        text = path.read_text()
+        assert not re.search(r"from \.\.llm|from quaestio\.llm|import quaestio\.llm", text), (
+            f"{path.name} imports the LLM layer: take it through quaestio.refiners instead")
+
+
+def test_any_refiner_the_caller_passes_finishes_the_rows():
+    from quaestio.analysis import parse_question, parse_questions
+
+    class Upper:
+        def parse_draft(self, draft, started, finish):
+            record = finish(draft, started)
+            return {**record, "corrected_question": record["original_question"].upper()}
+
+        def parse_drafts(self, items, finish, *, progress=None):
+            return [self.parse_draft(d, s, finish) for d, s in items]
+
+    assert parse_question("what is the premium?", llm=Upper()).corrected_question == \
+        "WHAT IS THE PREMIUM?"
+    batch = parse_questions(["a premium", "a limit"], llm=Upper(), as_="polars")
+    assert batch["corrected_question"].to_list() == ["A PREMIUM", "A LIMIT"]
+    with pytest.raises(TypeError, match="parse_draft"):
+        parse_question("what is the premium?", llm=42)

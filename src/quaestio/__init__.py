@@ -50,6 +50,22 @@ class _Package(_ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
+def _llm_mode(llm: Any, satellites: Any) -> Any:
+    # The composition root wires the LLM layer into the parse (`refiners`), importing it only
+    # when a caller asks for the LLM mode with `llm=True` or an `LLMConfig`.
+    config = sys.modules.get("quaestio.llm.config")  # an LLMConfig means it is imported
+    if llm is True or (config is not None and isinstance(llm, config.LLMConfig)):
+        from .llm.engine import as_llm
+
+        return as_llm(llm, satellites)
+    return None
+
+
+from .refiners import register_resolver  # noqa: E402
+
+register_resolver(_llm_mode)
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 import pyarrow as pa
 
 from ..errors import QuaestioError, QuestionError, ReasonCode
+from ..refiners import as_refiner
 from ..satellites import Satellites, bundled_satellites
 from ..schema import ENGINES, QUESTION_SCHEMA, table_to_frame, to_record
 from ..types import ParsedQuestion, Provenance
@@ -101,10 +102,9 @@ _ROWS_PER_PART = 2048
 
 def _with_llm(llm: Any, texts: list[Any], ids: list[str], sats: Satellites, column: str,
               errors: Errors, progress: bool | None, options: dict[str, Any]) -> pa.Table:
-    from ..llm.engine import as_llm  # the LLM mode's imports stay off the offline path
     from .pipeline import finish_record, run_steps
 
-    mode = as_llm(llm, sats)
+    mode = as_refiner(llm, sats)
     records: list[Any] = [None] * len(texts)
     drafts, where = [], []
     for n, (qid, text) in enumerate(zip(ids, texts)):

@@ -7,6 +7,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .. import __version__
 from ..errors import QuestionError, ReasonCode, WarningCode
+from ..refiners import as_refiner
 from ..satellites import Satellites, bundled_satellites
 from ..schema import from_record, to_record
 from ..types import KeywordSource, ParsedQuestion
@@ -155,9 +156,7 @@ def parse_record(question: str, satellites: Satellites | None = None, *,
                                parties=parties, steps=steps)
     if llm is None:
         return finish_record(draft, started)
-    from ..llm.engine import as_llm  # the LLM mode's imports stay off the offline path
-
-    return as_llm(llm, draft.sats).parse_draft(draft, started, finish_record)
+    return as_refiner(llm, draft.sats).parse_draft(draft, started, finish_record)
 
 
 def run_steps(question: str, satellites: Satellites | None = None, *,

@@ -12,9 +12,9 @@ Nothing here imports `openai` until a request is sent.
 
 from .cache import ReplyCache, normalize
 from .client import Completion, LLMClient
-from .config import LLMConfig, LLMConfigError, redact
+from .config import LLMConfig, LLMConfigError, LLMUnavailableError, redact
 from .engine import LLM, as_llm
 from .prompt import PROMPT_VERSION
 
-__all__ = ["LLM", "LLMConfig", "LLMConfigError", "LLMClient", "Completion", "ReplyCache",
-           "PROMPT_VERSION", "as_llm", "normalize", "redact"]
+__all__ = ["LLM", "LLMConfig", "LLMConfigError", "LLMUnavailableError", "LLMClient",
+           "Completion", "ReplyCache", "PROMPT_VERSION", "as_llm", "normalize", "redact"]

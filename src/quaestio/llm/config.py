@@ -34,6 +34,22 @@ class LLMConfigError(QuaestioError, ValueError):
     """The LLM mode was asked for but is not configured (no base URL or no model)."""
 
 
+class LLMUnavailableError(QuaestioError, ImportError):
+    """The LLM mode was asked for but its client library (openai) is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__("the LLM mode needs the openai package; install it with: "
+                         "pip install 'quaestio[llm]' (from a checkout: pip install '.[llm]')")
+
+
+def require_client_library() -> None:
+    """Fail early, naming the extra, when the OpenAI client is missing."""
+    try:
+        import openai  # noqa: F401
+    except ImportError as exc:
+        raise LLMUnavailableError() from exc
+
+
 @dataclass(frozen=True)
 class LLMConfig:
     """Settings of the LLM mode.

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..satellites import Satellites, bundled_satellites
 from .cache import ReplyCache, cache_key
 from .client import Completion, LLMClient
-from .config import LLMConfig
+from .config import LLMConfig, require_client_library
 from .models import Analysis, analysis_enums, json_schema
 from .prompt import PROMPT_VERSION, allowed_shapes, candidates, messages
 
@@ -51,6 +51,7 @@ class LLM:
         base = config if config is not None else LLMConfig.from_env()
         base = replace(base, **{k: v for k, v in overrides.items() if v is not None})
         base.require()  # before loading any table: a missing URL is the likelier mistake
+        require_client_library()
         self.config = base.resolved((satellites or bundled_satellites()).defaults)
         self.client = LLMClient(self.config)
         self.cache = ReplyCache(self.config.cache_path) if self.config.cache_path else None
