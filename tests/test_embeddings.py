@@ -28,6 +28,8 @@ SENTENCES = [
     "Revenue grew 12% in fiscal 2024, driven by the Asia-Pacific segment.",
     "Cancel",
     "Le contrat peut être résilié à chaque échéance annuelle avec un préavis de deux mois.",
+    "Net income by segment and quarter. " * 120,  # past 256 tokens: truncated like torch
+    "",
 ]
 
 
@@ -58,7 +60,10 @@ def test_onnx_vectors_match_torch(onnx_cache, backend):
     vectors = embedder.encode_passages(SENTENCES)
     cosine = (vectors * reference).sum(axis=1)
     assert vectors.shape == reference.shape and vectors.dtype == np.float32
-    assert cosine.min() >= (0.9999 if backend == "onnx" else 0.99), cosine
+    if backend == "onnx":
+        assert cosine.min() >= 0.9999, cosine
+    else:  # an empty text ([CLS][SEP] only) is the one int8 is farther on: 0.98
+        assert cosine[:-1].min() >= 0.99 and cosine[-1] >= 0.97, cosine
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # Exported from the package's own files into the cache, keyed by their hash.
     precision = "int8" if backend == "onnx-int8" else "fp32"
