@@ -54,7 +54,8 @@ def model_hash(folder: str) -> str:
 def graph_path(name: str, folder: Path, precision: str = "fp32") -> Path:
     """Where the exported graph of the model in `folder` lives in the cache."""
     if precision not in PRECISIONS:
-        raise ValueError(f"ONNX precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        raise ValueError(f"ONNX precision must be one of {', '.join(PRECISIONS)}, "
+                         f"got {precision!r}")
     return cache_root() / "onnx" / f"{name}-{model_hash(str(folder))}" / f"model.{precision}.onnx"
 
 
