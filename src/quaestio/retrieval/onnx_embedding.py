@@ -15,6 +15,7 @@ normalisation), so the vectors match `SentenceTransformer.encode` to float round
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 import threading
@@ -99,7 +100,10 @@ def _export_fp32(folder: Path, out: Path) -> None:
     except ImportError as exc:
         raise BackendUnavailable("exporting the ONNX embedding graph", "torch transformers") \
             from exc
+    from transformers.utils import logging as hf_logging
+
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar in a command's output
     model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
 
     class TokenVectors(torch.nn.Module):
@@ -137,9 +141,15 @@ def _quantize_int8(source: Path, out: Path) -> None:
         raise BackendUnavailable("int8 ONNX embeddings", "onnxruntime onnx") from exc
     graph = onnx.load(str(source), load_external_data=False).graph
     down = [n.name for n in graph.node if n.op_type == "MatMul" and _is_down_projection(n.name)]
-    quantize_dynamic(str(source), str(out), weight_type=QuantType.QInt8, per_channel=True,
-                     nodes_to_exclude=down,
-                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # its "consider pre-processing" advice goes to the root logger
+    try:
+        quantize_dynamic(str(source), str(out), weight_type=QuantType.QInt8, per_channel=True,
+                         nodes_to_exclude=down,
+                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+    finally:
+        root.setLevel(level)
 
 
 def _is_down_projection(node: str) -> bool:
