@@ -130,3 +130,22 @@ def test_index_records_its_backend_and_other_precisions_query_it_equivalently(
         tops[backend] = hits.groupby("question_id", sort=False)["chunk_id"].apply(list).tolist()
         assert hits.dense_score.between(-1, 1).all()
     assert [t[0] for t in tops["onnx-int8"]] == [t[0] for t in tops["torch"]]
+
+
+def test_prefetch_encodes_a_batch_once_then_searches_hit_the_cache(monkeypatch):
+    """dispatch searches questions one by one: prefetching embeds them in one call first."""
+    from quaestio.retrieval import build_index
+
+    monkeypatch.setenv("QUAESTIO_EMBEDDING_BACKEND", "torch")
+    dense = build_index(ROOT / "examples" / "corpus", parent_child=False).base("dense")
+    records = [{"original_question": q} for q in
+               ("Which excess applies to flood claims?", "Who signed the service agreement?",
+                "What was the operating margin?")]
+    calls = []
+    real = dense.embedder._encode
+    monkeypatch.setattr(dense.embedder, "_encode",
+                        lambda texts, *a: calls.append(len(texts)) or real(texts, *a))
+    dense.prefetch(records)
+    one_by_one = [dense.retrieve([r], 3)[0] for r in records]
+    assert calls == [3]
+    assert [h.row for h in one_by_one[0]] == [h.row for h in dense.retrieve(records, 3)[0]]
