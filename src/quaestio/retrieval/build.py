@@ -117,11 +117,11 @@ def open_index(path: str | os.PathLike) -> Index:
 def _model_entry(name: str | None) -> dict | None:
     if name is None:
         return None
-    from .embeddings import resolve
+    from .embeddings import embedding_identity, resolve
 
     spec = resolve(name)
     return {"name": spec.name, "package": spec.distribution, "dim": spec.dim,
-            "max_tokens": spec.max_tokens}
+            "max_tokens": spec.max_tokens, **embedding_identity(spec.name)}
 
 
 def _version() -> str:

