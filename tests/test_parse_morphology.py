@@ -72,3 +72,22 @@ def test_a_product_name_beats_a_party_inside_it():
     assert parse_question("Does renters insurance cover theft?").concepts[:1] == [
         "renters_insurance"]
     assert "lessee" in parse_question("Can the renters sublet the flat?").concepts
+
+
+
+def test_a_word_whose_lemma_holds_a_space_keeps_the_spans_in_line(tiny_sats):
+    # Found by tests/test_fuzz.py: a lemma that folds to several words (presentation forms)
+    # no longer lined up with the tokens (a KeyError in the span mapping).
+    import random
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from hostile_strings import hostile
+
+    from quaestio import parse_question
+
+    question = hostile(random.Random(5), "mixed")
+    row = parse_question(question, tiny_sats)
+    assert row.question_id
+    assert "premium" in parse_question("the premiums \ufdfa deductibles").concepts

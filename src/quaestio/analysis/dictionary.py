@@ -136,7 +136,7 @@ def _find_inflected(draft: Draft, index: DictionaryIndex,
     automaton = _lemma_automaton(draft.sats, index, language)
     if automaton is None:
         return {}
-    words = [f if f == _BLOCKED else lemma(_written(draft, i), language)
+    words = [f if f == _BLOCKED else _one_word(lemma(_written(draft, i), language), f)
              for i, f in enumerate(folded)]
     text = " " + " ".join(words) + " "
     start_of, pos = {}, 1
@@ -145,7 +145,9 @@ def _find_inflected(draft: Draft, index: DictionaryIndex,
         pos += len(w) + 1
     spans: dict[tuple[int, int], list[int]] = {}
     for end, (length, ntok, ids) in automaton.iter(text):
-        first = start_of[end - length + 2]
+        first = start_of.get(end - length + 2)
+        if first is None:  # not at a word's start: a match inside a word
+            continue
         if ntok == 1:  # one word alone: only its number or gender may differ
             word = folded[first]
             ids = tuple(i for i in ids if _same_word(word, index.entries[i].keyword))
@@ -153,6 +155,12 @@ def _find_inflected(draft: Draft, index: DictionaryIndex,
                 continue
         spans.setdefault((first, first + ntok - 1), []).extend(ids)
     return spans
+
+
+def _one_word(lemma_form: str, folded: str) -> str:
+    # A lemma must stay one word for the spans to line up with the tokens: a form with a
+    # space inside (characters whose NFKC form holds one) keeps its folded surface.
+    return lemma_form if lemma_form and not any(c.isspace() for c in lemma_form) else folded
 
 
 # Endings that change number or gender, not the part of speech. A one-word row meets only
