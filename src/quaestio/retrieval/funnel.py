@@ -10,8 +10,9 @@ hard cap, then sibling restoration.
    (none ships in a PyPI package), or a callable `(question, texts) -> scores`;
 5. `floor`: a strict minimum of the final score (the rerank score when there is one);
 6. `cap`: at most this many hits (default k). Pinned chunks survive 3 and 5, not 6;
-7. `siblings`: a surviving chunk that is part i of n brings its other parts, in order, right
-   after it (route "sibling"); they extend the list beyond the cap rather than cut a section.
+7. `siblings`: a surviving chunk that is part i of n brings its nearest other parts as
+   context (at most `siblings` parts, 2 when True, and `sibling_tokens` tokens per hit),
+   after every primary hit (route "sibling"); primary hits keep their rank and score.
 """
 
 from __future__ import annotations
@@ -32,7 +33,15 @@ class Funnel:
     reranker: str | Callable[[str, list[str]], Any] | None = None
     floor: float | None = None
     cap: int | None = None
-    siblings: bool = True
+    siblings: bool | int = True
+    sibling_tokens: int | None = 512
+
+    @property
+    def sibling_parts(self) -> int:
+        """Siblings restored per hit: True means 2 (the parts either side), False none."""
+        if self.siblings is True:
+            return 2
+        return int(self.siblings or 0)
 
 
 def run_funnel(index, backend, records: list[dict], k: int, funnel: Funnel,
@@ -71,7 +80,8 @@ def run_funnel(index, backend, records: list[dict], k: int, funnel: Funnel,
         if final:
             hits = sorted(hits, key=lambda h: -_final(h))
         hits = hits[:funnel.cap or k]
-        out.append(_with_siblings(index, hits) if funnel.siblings else hits)
+        out.append(with_siblings(index, hits, parts=funnel.sibling_parts,
+                                 tokens=funnel.sibling_tokens))
     return out
 
 
@@ -116,22 +126,47 @@ def _cross_encoder(path: str):
     return CrossEncoder(path, device="cpu")
 
 
-def _with_siblings(index, hits: list[Hit]) -> list[Hit]:
-    parts = _parts(index)
-    out: list[Hit] = []
-    placed: set[int] = set()
+def with_siblings(index, hits: list[Hit], *, parts: int = 2, tokens: int | None = 512
+                  ) -> list[Hit]:
+    """The primary hits, unchanged and in rank order, then their restored siblings.
+
+    A hit that is part i of n of a section brings its nearest other parts (i-1, i+1, i-2,
+    ...) as context, at most `parts` of them and at most `tokens` tokens per hit, skipping
+    parts that are hits themselves or already restored. They come after every primary hit
+    (route "sibling", `sibling_of` naming their hit), so a top-k cut never counts them.
+    """
+    if parts <= 0:
+        return hits
+    groups = _parts(index)
+    sizes = index.chunks.column("n_tokens")
+    placed = {h.row for h in hits}
+    out = list(hits)
+    ids = index.chunks.column("chunk_id")
     for hit in hits:
-        group = parts.get(hit.row)
-        for row in group or [hit.row]:
+        group = groups.get(hit.row)
+        if not group:
+            continue
+        at, used, added = group.index(hit.row), 0, 0
+        for row in _nearest(group, at):
+            if added >= parts:
+                break
             if row in placed:
                 continue
+            size = sizes[row].as_py() or 0
+            if tokens is not None and used + size > tokens and added:
+                break
             placed.add(row)
-            if row == hit.row:
-                out.append(hit)
-            else:
-                out.append(Hit(row, hit.score, {"route": "sibling",
-                                                "rerank_score": hit.extra.get("rerank_score")}))
+            used, added = used + size, added + 1
+            out.append(Hit(row, hit.score, {"route": "sibling",
+                                            "sibling_of": ids[hit.row].as_py()}))
     return out
+
+
+def _nearest(group: list[int], at: int):
+    for step in range(1, len(group)):
+        for i in (at - step, at + step):
+            if 0 <= i < len(group):
+                yield group[i]
 
 
 def _parts(index) -> dict[int, list[int]]:
