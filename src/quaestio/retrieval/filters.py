@@ -19,8 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import re
+
 import numpy as np
 import pyarrow as pa
+
+_ROLE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 
 
 @dataclass
@@ -106,7 +110,9 @@ def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
     start, end = record.get("scope_date_from"), record.get("scope_date_to")
     if not _dates_documents(record):
         start = end = None
-    parties = [p.lower() for p in record.get("scope_parties") or []]
+    # A party that is a concept id (insured_person, policyholder) names a role, which every
+    # document of the family has; only names (Acme, Jane Doe) filter documents.
+    parties = [p.lower() for p in record.get("scope_parties") or [] if not _ROLE.fullmatch(p)]
     # Only country concepts (country_de) or codes (DE) are places; other concepts whose
     # scope kind is jurisdiction (governing_law) name the topic, not a place.
     places = [j.lower().removeprefix("country_") for j in record.get("scope_jurisdictions") or []
