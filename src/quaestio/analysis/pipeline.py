@@ -21,6 +21,7 @@ from .draft import Draft
 from .explicit import explicit_keywords
 from .hints import structural_hints
 from .language import detect_language
+from .negation import negative_hints
 from .scope import scope_filters
 from .spelling import correct_spelling
 from .text import clean, fold, tokenize
@@ -38,6 +39,7 @@ DEFAULT_STEPS: tuple[Step, ...] = (
     correct_spelling,
     dictionary_keywords,
     direct_keywords,
+    negative_hints,
     answer_shape_and_type,
     structural_hints,
     scope_filters,

@@ -9,7 +9,8 @@ hard cap, then sibling restoration.
    comparable score), the folder of a sentence-transformers cross-encoder the user supplies
    (none ships in a PyPI package), or a callable `(question, texts) -> scores`;
 5. `floor`: a strict minimum of the final score (the rerank score when there is one);
-6. `cap`: at most this many hits (default k). Pinned chunks survive 3 and 5, not 6;
+6. passages dominated by the question's `excluded_terms` move last (`demote`), then
+   `cap`: at most this many hits (default k). Pinned chunks survive 3 and 5, not 6;
 7. `siblings`: a surviving chunk that is part i of n brings its nearest other parts as
    context (at most `siblings` parts, 2 when True, and `sibling_tokens` tokens per hit),
    after every primary hit (route "sibling"); primary hits keep their rank and score.
@@ -24,6 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .base import Hit, query_text
+from .demote import demote_excluded
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ def run_funnel(index, backend, records: list[dict], k: int, funnel: Funnel,
             hits = [h for h in hits if _final(h) >= funnel.floor or h.extra.get("pinned")]
         if final:
             hits = sorted(hits, key=lambda h: -_final(h))
+        hits = demote_excluded(index, records[n], hits)
         hits = hits[:funnel.cap or k]
         out.append(with_siblings(index, hits, parts=funnel.sibling_parts,
                                  tokens=funnel.sibling_tokens))
