@@ -69,7 +69,17 @@ def parse_markdown(text: str, *, first_page: int | None = None) -> ParsedDoc:
     text = _DATA_URI.sub(lambda m: f"data:,(inline image of {len(m.group())} bytes omitted)",
                          text)
     text, marks = _pages(text, first_page)
-    return ParsedDoc(text, meta, _tree(text), marks)
+    nodes = _tree(text)
+    headings = sum(1 for n in nodes if n.level)
+    if headings <= 3:
+        # Plain text (or text with a heading or three, as licences underline their title):
+        # its own numbering and titles, when they give it much more structure.
+        from .outline import outline_nodes
+
+        plain = outline_nodes(text, [offset for offset, _ in marks])
+        if plain is not None and (not headings or len(plain) >= 3 * headings):
+            nodes = plain
+    return ParsedDoc(text, meta, nodes, marks)
 
 
 def _pages(text: str, first_page: int | None) -> tuple[str, list[tuple[int, int]]]:
