@@ -43,7 +43,14 @@ def test_pages_hint_is_dropped_on_an_index_without_pages():
 def test_toc_section_hint_is_fuzzy_matched_against_breadcrumbs():
     frame = qdf("What does it say about notice?", toc_section_hint="Terminaton")  # typo
     hits = search(bm25_index(), frame, backend="bm25", k=5, funnel=RAW)
-    assert hits.breadcrumb.tolist() == ["Cloud Services Agreement > 3. Termination"]
+    agreement = hits[hits.doc_id == "service_agreement.md"]
+    assert agreement.breadcrumb.tolist() == ["Cloud Services Agreement > 3. Termination"]
+    # documents without such a heading stay: the same text may sit under another one
+    assert set(hits.doc_id) - {"service_agreement.md"}
+    named = qdf("What does it say about notice?", toc_section_hint="Cloud Services Agreement")
+    hits = search(bm25_index(), named, backend="bm25", k=10, funnel=RAW)
+    assert set(hits.doc_id) == {"service_agreement.md"}, "a hint naming a document keeps it whole"
+    assert hits.breadcrumb.nunique() > 1
 
 
 def test_layout_hint_table_keeps_table_chunks():

@@ -3,7 +3,9 @@
 - `pages_hint` / `scope_page_range`: only chunks on those pages, and those chunks are
   *pinned*: kept in the hits even when no keyword matches them.
 - `toc_section_hint` / `scope_sections`: chunks whose breadcrumb has a heading that fuzzily
-  matches (rapidfuzz `partial_ratio` ≥ `toc_cutoff`, case-insensitive).
+  matches (rapidfuzz `partial_ratio` ≥ `toc_cutoff`, case-insensitive), within the
+  documents that have such a heading; documents without one are kept. A hint that matches
+  document titles ("under the Apache License") keeps those documents whole.
 - `layout_hint`: "table" → chunks with a table, "image" → with an image.
 - `scope_date_from/to`, `scope_parties`, `scope_jurisdictions`: on the document metadata; a
   document that does not state the field is kept (unknown is not out of scope). The date range
@@ -99,11 +101,21 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
 def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
     from rapidfuzz import fuzz
 
-    good = np.zeros(len(facts.crumbs), dtype=bool)
-    for i, crumb in enumerate(facts.crumbs):
-        parts = [p.lower() for p in crumb.split(" > ")[1:] or [crumb]]
-        good[i] = any(fuzz.partial_ratio(h.lower(), p) >= cutoff for h in hints for p in parts)
-    return good[facts.crumb_ids]
+    def matches(parts: list[str]) -> bool:
+        return any(fuzz.partial_ratio(h.lower(), p.lower()) >= cutoff for h in hints
+                   for p in parts)
+
+    split = [crumb.split(" > ") for crumb in facts.crumbs]
+    heading = np.asarray([matches(parts[1:]) for parts in split], dtype=bool)[facts.crumb_ids]
+    title = np.asarray([matches(parts[:1]) for parts in split], dtype=bool)[facts.crumb_ids]
+    n_docs = len(facts.docs)
+    named = np.bincount(facts.doc_of[title], minlength=n_docs) > 0
+    if named.any():  # "under the Apache License": the hint names documents, not a section
+        return named[facts.doc_of]
+    # A document without such a heading may hold the same text under another one (or
+    # none: plain text): it stays; documents that have the section keep only that section.
+    has_section = np.bincount(facts.doc_of[heading], minlength=n_docs) > 0
+    return heading | ~has_section[facts.doc_of]
 
 
 def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
