@@ -134,7 +134,7 @@ def run_licences(docs, questions, gold, split: bool) -> pd.DataFrame:
     from quaestio import parse_questions
     from quaestio.retrieval import Funnel, build_index, dispatch, search
 
-    raw = Funnel(reranker=None, siblings=False)
+    raw = Funnel(reranker=None, siblings=False, threshold=None, floor=None)
     frame = pd.DataFrame({"id": list(questions), "question": list(questions.values())})
     parsed = parse_questions(frame, id_column="id", as_="arrow")
     start = time.perf_counter()
@@ -155,6 +155,9 @@ def run_licences(docs, questions, gold, split: bool) -> pd.DataFrame:
                                             query="raw"),
         "hybrid RRF, funnel off": lambda: search(index, parsed, backend="hybrid", k=10,
                                                  funnel=raw),
+        "hybrid + windows re-score": lambda: search(
+            index, parsed, backend="hybrid", k=10, funnel=Funnel(
+                reranker="windows", siblings=False, threshold=None, floor=None)),
         "default hybrid (search defaults)": lambda: search(index, parsed, k=10),
         "dispatch (defaults)": lambda: dispatch(parsed, index, k=10),
     }
@@ -188,7 +191,7 @@ def configurations(llm) -> dict[str, tuple]:
     """label -> (backend, search options, funnel, parse): parse "offline" or "llm"."""
     from quaestio.retrieval import Funnel
 
-    raw = Funnel(reranker=None, siblings=False)
+    raw = Funnel(reranker=None, siblings=False, threshold=None, floor=None)
     configs = {
         "bm25 raw question": ("bm25", {"query": "raw"}, raw, "offline"),
         "bm25 keywords: direct": ("bm25", {"sources": ["direct"]}, raw, "offline"),
@@ -199,7 +202,11 @@ def configurations(llm) -> dict[str, tuple]:
         "hybrid RRF": ("hybrid", {}, raw, "offline"),
         "parent-child (hybrid children)": ("parent", {}, raw, "offline"),
         "hybrid + bi-encoder re-score": ("hybrid", {}, Funnel(reranker="bi-encoder",
-                                                              siblings=False), "offline"),
+                                                              siblings=False, threshold=None,
+                                                              floor=None), "offline"),
+        "hybrid + windows re-score": ("hybrid", {}, Funnel(reranker="windows", siblings=False,
+                                                           threshold=None, floor=None),
+                                      "offline"),
         "default hybrid (search defaults)": ("hybrid", {}, Funnel(), "offline"),
     }
     if llm is not None:

@@ -10,7 +10,7 @@ from quaestio.retrieval import Funnel, dispatch
 from quaestio.retrieval.compound import substitute_value
 from test_retrieval_fixtures import bm25_index
 
-RAW = Funnel(reranker=None, siblings=False, threshold=None)
+RAW = Funnel.off()
 
 
 def frame(question: str, **columns) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pytest
 from quaestio import parse_question, parse_questions
 from quaestio.retrieval import Funnel, build_index, search
 
-RAW = Funnel(reranker=None, siblings=False, threshold=None)
+RAW = Funnel.off()
 
 
 @pytest.mark.parametrize("question, excluded, asked", [
