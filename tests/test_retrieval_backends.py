@@ -11,7 +11,7 @@ from quaestio.retrieval.bm25 import BM25Backend, tokenize
 from quaestio.retrieval.schema import CHUNK_SCHEMA
 from test_retrieval_fixtures import bm25_index, dense_index
 
-RAW = Funnel(reranker=None, siblings=False)
+RAW = Funnel.off()
 
 
 def tiny_chunks(texts: list[str]) -> pa.Table:

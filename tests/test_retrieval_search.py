@@ -12,7 +12,7 @@ from quaestio.retrieval import (EmbeddingModelMismatch, Funnel, HydeNotConfigure
                                 dispatch, open_index, search)
 from test_retrieval_fixtures import CORPUS, bm25_index, dense_index
 
-RAW = Funnel(reranker=None, siblings=False)
+RAW = Funnel.off()
 
 
 def qdf(*questions: str, **columns):
@@ -43,7 +43,14 @@ def test_pages_hint_is_dropped_on_an_index_without_pages():
 def test_toc_section_hint_is_fuzzy_matched_against_breadcrumbs():
     frame = qdf("What does it say about notice?", toc_section_hint="Terminaton")  # typo
     hits = search(bm25_index(), frame, backend="bm25", k=5, funnel=RAW)
-    assert hits.breadcrumb.tolist() == ["Cloud Services Agreement > 3. Termination"]
+    agreement = hits[hits.doc_id == "service_agreement.md"]
+    assert agreement.breadcrumb.tolist() == ["Cloud Services Agreement > 3. Termination"]
+    # documents without such a heading stay: the same text may sit under another one
+    assert set(hits.doc_id) - {"service_agreement.md"}
+    named = qdf("What does it say about notice?", toc_section_hint="Cloud Services Agreement")
+    hits = search(bm25_index(), named, backend="bm25", k=10, funnel=RAW)
+    agreement = hits[hits.doc_id == "service_agreement.md"]
+    assert agreement.breadcrumb.nunique() > 1, "a hint naming a document keeps it whole"
 
 
 def test_layout_hint_table_keeps_table_chunks():
@@ -81,21 +88,20 @@ def test_a_period_of_facts_does_not_filter_on_document_dates():
 def test_funnel_threshold_floor_cap_and_reranker():
     index = dense_index()
     q = "How much does the insurance cost per year?"
-    wide = search(index, q, backend="bm25", k=12, funnel=Funnel(reranker="bi-encoder",
-                                                                  siblings=False))
+    wide = search(index, q, backend="bm25", k=12, funnel=Funnel.off(reranker="bi-encoder"))
     sims = wide.rerank_score.to_numpy(dtype=float)
     assert (np.diff(sims) <= 1e-9).all(), "bi-encoder re-score orders the hits"
     cut = float(np.median(sims))
     kept = search(index, q, backend="bm25", k=12,
-                  funnel=Funnel(threshold=cut, reranker="bi-encoder", siblings=False))
+                  funnel=Funnel.off(threshold=cut, reranker="bi-encoder"))
     assert (kept.rerank_score >= cut).all() and len(kept) < len(wide)
     floor = search(index, q, backend="bm25", k=12,
-                   funnel=Funnel(reranker="bi-encoder", floor=cut, siblings=False))
+                   funnel=Funnel.off(reranker="bi-encoder", floor=cut))
     assert (floor.rerank_score >= cut).all()
-    capped = search(index, q, backend="bm25", k=12, funnel=Funnel(cap=2, siblings=False))
+    capped = search(index, q, backend="bm25", k=12, funnel=Funnel.off(cap=2))
     assert len(capped) == 2
-    by_length = search(index, q, backend="bm25", k=5, funnel=Funnel(
-        reranker=lambda question, texts: [len(t) for t in texts], siblings=False))
+    by_length = search(index, q, backend="bm25", k=5, funnel=Funnel.off(
+        reranker=lambda question, texts: [len(t) for t in texts]))
     lengths = by_length.generation_text.str.len().tolist()
     assert lengths == sorted(lengths, reverse=True)
 

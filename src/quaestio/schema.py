@@ -65,6 +65,9 @@ def _schema() -> pa.Schema:
 
 QUESTION_SCHEMA: pa.Schema = _schema()
 COLUMNS: tuple[str, ...] = tuple(QUESTION_SCHEMA.names)
+# Columns added after question_df files were first written: filled with their (empty)
+# default when an older frame lacks them.
+ADDED_COLUMNS: tuple[str, ...] = ("excluded_concepts", "excluded_terms")
 
 
 def to_record(row: ParsedQuestion) -> dict[str, Any]:
@@ -122,6 +125,10 @@ def frame_to_table(frame: Any) -> pa.Table:
         table = frame.to_arrow()
     else:
         table = pa.Table.from_pandas(frame, preserve_index=False)
+    for name in ADDED_COLUMNS:  # a question_df written before these columns existed
+        if name not in table.column_names:
+            field = QUESTION_SCHEMA.field(name)
+            table = table.append_column(field, pa.array([[]] * table.num_rows, field.type))
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
         raise ValueError(f"not a question_df: missing columns {missing}")

@@ -178,6 +178,14 @@ class Provenance(ColumnFamily):
     error_message: str | None = None
 
 
+class NegativeHints(ColumnFamily):
+    """What the question sets aside ("not to be confused with the deductible"): concepts
+    none of whose terms is asked for positively, and the terms themselves."""
+
+    excluded_concepts: list[str] = Field(default_factory=list)
+    excluded_terms: list[str] = Field(default_factory=list)
+
+
 class ParsedQuestion(_Model):
     """One parsed question: one row of `question_df`.
 
@@ -202,6 +210,7 @@ class ParsedQuestion(_Model):
     clarification: Clarification = Field(default_factory=Clarification)
     dispatch: DispatchPlan = Field(default_factory=DispatchPlan)
     provenance: Provenance = Field(default_factory=Provenance)
+    negation: NegativeHints = Field(default_factory=NegativeHints)
 
     def keywords_by_source(self, source: KeywordSource | str) -> list[str]:
         """Texts of the keywords that came from one source, in order."""

@@ -22,6 +22,7 @@ from .draft import Draft
 from .explicit import explicit_keywords
 from .hints import structural_hints
 from .language import detect_language
+from .negation import negative_hints
 from .scope import scope_filters
 from .spelling import correct_spelling
 from .text import clean, fold, tokenize, without_surrogates
@@ -39,6 +40,7 @@ DEFAULT_STEPS: tuple[Step, ...] = (
     correct_spelling,
     dictionary_keywords,
     direct_keywords,
+    negative_hints,
     answer_shape_and_type,
     structural_hints,
     scope_filters,

@@ -118,14 +118,32 @@ def _to_postgres(docs: str, dsn: str, options: dict):
 @click.option("-k", "--k", "k", default=5, show_default=True, type=click.IntRange(min=1),
               help="Hits to return.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON lines.")
+@click.option("--first-pass", default=12, show_default=True,
+              help="Candidates the backend returns before the funnel (at least k).")
+@click.option("--threshold", default="auto", show_default=True,
+              help="Minimum question-passage similarity: a number, 'auto' (calibrated on the "
+                   "index: the 10th percentile of unrelated passage pairs) or 'off'.")
+@click.option("--reranker", default="off", show_default=True,
+              help="'off', 'bi-encoder', 'windows' (packaged model over sentence windows) "
+                   "or the folder of a sentence-transformers cross-encoder.")
+@click.option("--floor", default="auto", show_default=True,
+              help="Minimum final score: a number, 'auto' (the calibrated similarity, with a "
+                   "similarity reranker only) or 'off'.")
+@click.option("--cap", type=int, default=None, help="At most this many hits (default: k).")
+@click.option("--siblings", default=2, show_default=True,
+              help="Neighbouring parts restored as context per hit (0: none).")
+@click.option("--sibling-tokens", default=512, show_default=True,
+              help="Token budget of the restored parts per hit.")
 @satellites_option
 def search_command(index_dir: str, question: str, backend: str | None, k: int,
-                   as_json: bool, satellites_dir: str | None) -> None:
+                   as_json: bool, first_pass: int, threshold: str, reranker: str, floor: str,
+                   cap: int | None, siblings: int, sibling_tokens: int,
+                   satellites_dir: str | None) -> None:
     """Search INDEX_DIR for QUESTION, print the hits, the typed values confirmed in them
     and the verdict (found / not_found / no_evidence / skipped)."""
     from ..analysis import parse_questions
     from ..confirm import confirm
-    from ..retrieval import open_index, search
+    from ..retrieval import Funnel, open_index, search
 
     if not question.strip():
         raise UserError("QUESTION is empty: give the question to search for")
@@ -134,7 +152,12 @@ def search_command(index_dir: str, question: str, backend: str | None, k: int,
         backend = backend or ("hybrid" if index.embedding_model else "bm25")
         sats = _satellites(satellites_dir)
         qdf = parse_questions([question], sats, as_="polars")
-        hits = search(index, qdf, backend=backend, k=k, as_="arrow", satellites=sats)
+        funnel = Funnel(first_pass=first_pass, threshold=_setting("--threshold", threshold),
+                        reranker=None if reranker == "off" else reranker,
+                        floor=_setting("--floor", floor), cap=cap, siblings=siblings,
+                        sibling_tokens=sibling_tokens)
+        hits = search(index, qdf, backend=backend, k=k, as_="arrow", satellites=sats,
+                      funnel=funnel)
         answers, verdicts = confirm(qdf, hits, satellites=sats, as_="polars")
     if as_json:
         for row in hits.to_pylist():
@@ -149,6 +172,9 @@ def search_command(index_dir: str, question: str, backend: str | None, k: int,
             pages += f"-{row['page_end']}"
         part = f" (part {row['part_index']} of {row['part_count']})" \
             if (row["part_count"] or 1) > 1 else ""
+        if row["route"] == "sibling":
+            click.echo(f"    + context{part}: {row['breadcrumb']}")
+            continue
         click.echo(f"{row['rank']:>2}. {row['score']:.4f}  {row['doc_id']}{pages}  "
                    f"{row['breadcrumb']}{part}")
         if row["matched_keywords"]:
@@ -160,3 +186,16 @@ def search_command(index_dir: str, question: str, backend: str | None, k: int,
                + (f"  - {verdict['reason']}" if verdict.get("reason") else ""))
     for answer in answers.sort("confidence", descending=True).head(3).iter_rows(named=True):
         click.echo(f"    {answer['confidence']:.2f}  {answer['value_text']!r} in {answer['chunk_id']}")
+
+
+def _setting(flag: str, value: str):
+    """A funnel setting from the command line: a number, "auto" or "off"."""
+    if value == "auto":
+        return "auto"
+    if value in ("off", "none"):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a number, 'auto' or 'off'",
+                                 param_hint=flag) from None

@@ -40,6 +40,17 @@ def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in stop]
 
 
+@lru_cache(maxsize=65536)
+def _name_tokens(doc_id: str) -> tuple[str, ...]:
+    stem = re.sub(r"\.(md|markdown|txt|text)$", "", doc_id.rsplit("/", 1)[-1], flags=re.I)
+    return tuple(tokenize(re.sub(r"[_\W]+", " ", stem)))
+
+
+def name_tokens(doc_id: str | None) -> list[str]:
+    """The words of a document's name (its file name without extension)."""
+    return list(_name_tokens(doc_id)) if doc_id else []
+
+
 def _bm25s():
     try:
         import bm25s
@@ -67,7 +78,10 @@ class BM25Backend(Backend):
 
     def _fit(self) -> None:
         texts = self.chunks.column("generation_text").take(self.rows).to_pylist()
-        self.fit_tokens([tokenize(t) for t in texts])
+        names = self.chunks.column("doc_id").take(self.rows).to_pylist()
+        # The document's name is a field of every chunk (as a search engine indexes the
+        # file name): "under the MPL", "3M's 2018 10-K" name the document, not the passage.
+        self.fit_tokens([tokenize(t) + name_tokens(n) for t, n in zip(texts, names)])
 
     def fit_tokens(self, corpus_tokens: list[list[str]]) -> None:
         bm25s = _bm25s()

@@ -8,7 +8,10 @@
   document in reading order; "sequential" keeps rank order;
 - navigational questions ("where do I find…", "which screen…", or a true `navigational`
   column) search screen chunks first and fall back to conceptual documentation when no
-  screen chunk is found. The `route` column says which way each hit went.
+  screen chunk is found. The `route` column says which way each hit went;
+- `decomposition_pattern` (independent, sequential, conditional, unified): see `compound`;
+- `clarify_first` in `activations`: no search, one "clarify" row with the follow-up,
+  unless `force=True`.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import numpy as np
 import pyarrow as pa
 
 from .api import _run, as_index, parse_if_needed
-from .funnel import Funnel
+from .base import materialise
+from .funnel import Funnel, with_siblings
 from .schema import HITS_SCHEMA, to_engine
 
 NAVIGATIONAL = re.compile(
@@ -48,7 +52,8 @@ def route_of(record: dict, index, default: str | None = None) -> str:
 
 
 def dispatch(question_df: Any, index, *, k: int = 5, default_backend: str | None = None,
-             funnel: Funnel | None = None, satellites=None, as_: str = "pandas"):
+             funnel: Funnel | None = None, satellites=None, as_: str = "pandas",
+             force: bool = False):
     """Search each question with the backend, k and strategy its dispatch columns ask for.
 
     Args:
@@ -57,11 +62,20 @@ def dispatch(question_df: Any, index, *, k: int = 5, default_backend: str | None
         k: Hits per question when `retrieval_k` is empty.
         default_backend: Overrides the default route ("hybrid", or "bm25" without vectors).
         funnel: As in `search`.
+        satellites: Tables used to parse strings and sub-questions (bundled when None).
+        force: Search even the questions whose `activations` say `clarify_first`.
 
     Returns:
-        hits_df, in question order, with `route` ("screen", "screen→conceptual", "default",
-        "sentence", "parent") and `backend` per hit.
+        hits_df, in question order, with `route` and `backend` per hit. `route` is
+        "screen", "screen→conceptual", "default", "sentence" or "parent" for a single
+        question; "independent", "sequential", "conditional" or "unified" for a decomposed
+        one (`sub_question` names the sub-question that found the hit, `note` what was
+        substituted or boosted); "sibling" for restored context rows. A question to
+        clarify first gets one row with route "clarify", rank 0, no chunk, and its
+        `suggested_clarification` and `ambiguity_reason`.
     """
+    from .compound import Compound
+
     index = as_index(index)
     records = parse_if_needed(question_df, satellites)
     funnel = funnel or Funnel()
@@ -69,21 +83,52 @@ def dispatch(question_df: Any, index, *, k: int = 5, default_backend: str | None
     screen = types == "screen"
     parts = []
     for record in records:
+        if not force and "clarify_first" in (record.get("activations") or []):
+            parts.append(_clarify_row(record))
+            continue
         backend = route_of(record, index, default_backend)
         kk = int(record.get("retrieval_k") or k)
         table, route = None, backend if backend in ("sentence", "parent") else "default"
         retriever = index.retriever(backend)
-        if is_navigational(record) and screen.any():
+        pattern = record.get("decomposition_pattern") or "single"
+        if pattern != "single":
+            compound = Compound(index, retriever, funnel, satellites,
+                                lambda r, n, f: _hits(index, retriever, r, n, f))
+            hits = compound.run(record, kk)
+            hits = with_siblings(index, hits, parts=funnel.sibling_parts,
+                                 tokens=funnel.sibling_tokens)
+            table = materialise(index.chunks, [record], [hits], retriever.name)
+            route = pattern
+        elif is_navigational(record) and screen.any():
             table = _screen_only(index, retriever, record, kk, funnel, screen)
             route = "screen" if table.num_rows else "screen→conceptual"
         if table is None or not table.num_rows:
             table = _run(index, retriever, [record], kk, funnel, True)
         if (record.get("chunk_strategy") or "") == "combined" and table.num_rows:
             table = _reading_order(index, table)
+        routes = [r if r == "sibling" else route for r in table["route"].to_pylist()]
         parts.append(table.set_column(table.schema.get_field_index("route"), "route",
-                                      pa.array([route] * table.num_rows, pa.string())))
+                                      pa.array(routes, pa.string())))
     table = pa.concat_tables(parts) if parts else HITS_SCHEMA.empty_table()
     return to_engine(table, as_)
+
+
+def _hits(index, retriever, record, k, funnel):
+    from .api import facts
+    from .filters import question_filter
+    from .funnel import run_funnel
+
+    check = question_filter(record, facts(index))
+    return run_funnel(index, retriever, [record], k, funnel, [check])[0]
+
+
+def _clarify_row(record: dict) -> pa.Table:
+    row = {name: None for name in HITS_SCHEMA.names}
+    row.update(question_id=record["question_id"], rank=0, route="clarify",
+               matched_keywords=[], pinned=False,
+               suggested_clarification=record.get("suggested_clarification"),
+               ambiguity_reason=record.get("ambiguity_reason"))
+    return pa.Table.from_pylist([row], schema=HITS_SCHEMA)
 
 
 def _screen_only(index, retriever, record, k, funnel, screen):
@@ -101,7 +146,12 @@ def _screen_only(index, retriever, record, k, funnel, screen):
 def _reading_order(index, table: pa.Table) -> pa.Table:
     """Rows in the order a combined answer reads them: the documents by their best hit,
     the chunks of each document in reading order. `rank` keeps the relevance rank, so
-    scoring and confirmation still see which chunk matched best."""
+    scoring and confirmation still see which chunk matched best. Sibling rows stay last."""
+    routes = table["route"].to_pylist()
+    primary = [i for i, r in enumerate(routes) if r != "sibling"]
+    if len(primary) < len(routes):
+        rest = [i for i, r in enumerate(routes) if r == "sibling"]
+        return pa.concat_tables([_reading_order(index, table.take(primary)), table.take(rest)])
     ids = index.chunks.column("chunk_id").to_pylist()
     position = {c: i for i, c in enumerate(ids)}
     docs, ranks = table["doc_id"].to_pylist(), table["rank"].to_pylist()

@@ -1,5 +1,8 @@
 """Markdown into a heading tree: front matter, page markers, headings, nodes with char ranges.
 
+markdown-it-py (CommonMark, tables, the front-matter plugin) reads the structure and PyYAML's
+safe loader the front matter; plain text without headings gets its outline from `outline`.
+
 The text the chunks point into is the *clean* text: line endings normalised, front matter and
 page-marker lines removed (they become metadata), inline image bytes (`data:` URIs) replaced
 by a note. Every other character of the source is kept, and each node is a char range of the
@@ -11,13 +14,11 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-_FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.S)
 _PAGE_LINE = re.compile(
     r'^[ \t]*(?:<!--[ \t]*page(?:[ _-]?number)?[ \t]*[:=]?[ \t]*"?(\d+)"?[ \t]*-->'
     r"|\{(\d+)\}-{5,})[ \t]*$", re.I | re.M)
-_ATX = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _DATA_URI = re.compile(r"data:image/[\w.+-]+;base64,[A-Za-z0-9+/=\s]{64,}")
 TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$",
                              re.M)
@@ -37,7 +38,7 @@ class Node:
 @dataclass
 class ParsedDoc:
     text: str
-    meta: dict[str, str]
+    meta: dict
     nodes: list[Node]
     page_marks: list[tuple[int, int]]  # (offset in clean text, page that starts there)
     _offsets: list[int] = field(default_factory=list, repr=False)
@@ -49,17 +50,61 @@ class ParsedDoc:
         return self.page_marks[i][1] if i >= 0 else None
 
 
-def front_matter(text: str) -> tuple[dict[str, str], str]:
-    """`key: value` lines between leading `---` fences (a YAML subset), and the rest."""
-    m = _FRONT.match(text)
-    if not m:
+def front_matter(text: str) -> tuple[dict, str]:
+    """The YAML front matter between leading `---` fences (PyYAML's safe loader: lists,
+    dates and quoted values come out typed), keys lower-cased, and the rest of the text.
+
+    Front matter that is not valid YAML falls back to `key: value` lines, so one bad file
+    never stops an ingestion.
+    """
+    found = _front_token(text)
+    if found is None:
         return {}, text
-    meta = {}
-    for line in m.group(1).splitlines():
+    content, end = found
+    import yaml
+
+    try:
+        data = yaml.safe_load(content)
+    except yaml.YAMLError:
+        data = dict(_key_values(content))
+    if not isinstance(data, dict):
+        data = {}
+    return {str(k).strip().lower(): _plain_value(v) for k, v in data.items()
+            if str(k).strip()}, text[end:]
+
+
+def _front_token(text: str) -> tuple[str, int] | None:
+    if not text.startswith("---"):
+        return None
+    tokens = _parser().parse(text)
+    if not tokens or tokens[0].type != "front_matter" or tokens[0].map is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    end = sum(len(line) for line in lines[:tokens[0].map[1]])
+    return tokens[0].content, end
+
+
+def _key_values(content: str):
+    for line in content.splitlines():
         key, sep, value = line.partition(":")
         if sep and key.strip():
-            meta[key.strip().lower()] = value.strip().strip("\"'")
-    return meta, text[m.end():]
+            yield key.strip(), value.strip().strip("\"'")
+
+
+def _plain_value(value):
+    import datetime as dt
+
+    if isinstance(value, (str, list, dt.date)) or value is None:
+        return value
+    return str(value) if not isinstance(value, dict) else value
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
 
 
 def parse_markdown(text: str, *, first_page: int | None = None) -> ParsedDoc:
@@ -69,7 +114,17 @@ def parse_markdown(text: str, *, first_page: int | None = None) -> ParsedDoc:
     text = _DATA_URI.sub(lambda m: f"data:,(inline image of {len(m.group())} bytes omitted)",
                          text)
     text, marks = _pages(text, first_page)
-    return ParsedDoc(text, meta, _tree(text), marks)
+    nodes = _tree(text)
+    headings = sum(1 for n in nodes if n.level)
+    if headings <= 3:
+        # Plain text (or text with a heading or three, as licences underline their title):
+        # its own numbering and titles, when they give it much more structure.
+        from .outline import outline_nodes
+
+        plain = outline_nodes(text, [offset for offset, _ in marks])
+        if plain is not None and (not headings or len(plain) >= 3 * headings):
+            nodes = plain
+    return ParsedDoc(text, meta, nodes, marks)
 
 
 def _pages(text: str, first_page: int | None) -> tuple[str, list[tuple[int, int]]]:
@@ -96,26 +151,25 @@ def _pages(text: str, first_page: int | None) -> tuple[str, list[tuple[int, int]
 
 
 def _tree(text: str) -> list[Node]:
+    # markdown-it-py (CommonMark) finds the headings: ATX and setext, never inside fenced
+    # or indented code, HTML blocks or list items; its line map gives each one's offset.
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    tokens = _parser().parse(text)
     nodes: list[Node] = []
     stack: list[int] = []
-    fenced, offset, prev = False, 0, ""
-    for line in text.splitlines(keepends=True):
-        if _FENCE.match(line):
-            fenced = not fenced
-        m = None if fenced else _ATX.match(line.rstrip("\n"))
-        if m is None and not fenced and prev.strip() and re.fullmatch(r"(=+|-+)[ \t]*\n?", line) \
-                and "|" not in prev and not re.match(r"[ \t]*([-*+]|\d+\.)\s", prev):
-            start = offset - len(prev)
-            if nodes and nodes[-1].start == start and nodes[-1].level == 0:
-                nodes.pop()  # that line opened the text under no heading: it is a title
-            if not nodes or nodes[-1].start != start:
-                _open(nodes, stack, 1 if line[0] == "=" else 2, prev.strip(), start)
-        elif m is not None:
-            _open(nodes, stack, len(m.group(1)), m.group(2).strip(), offset)
-        elif not nodes and line.strip():
-            nodes.append(Node(0, "", offset, offset))
-        offset += len(line)
-        prev = line
+    first = next((offsets[i] for i, line in enumerate(lines) if line.strip()), None)
+    for n, token in enumerate(tokens):
+        if token.type != "heading_open" or token.level != 0 or token.map is None:
+            continue
+        start = offsets[token.map[0]]
+        if not nodes and first is not None and first < start:
+            nodes.append(Node(0, "", first, first))
+        _open(nodes, stack, int(token.tag[1]), tokens[n + 1].content.strip(), start)
+    if not nodes and first is not None:
+        nodes.append(Node(0, "", first, first))
     for i, node in enumerate(nodes):
         node.end = nodes[i + 1].start if i + 1 < len(nodes) else len(text)
     return nodes

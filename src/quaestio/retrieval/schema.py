@@ -46,6 +46,11 @@ HITS_SCHEMA = pa.schema([
     ("dense_rank", pa.int64()), ("dense_score", pa.float64()),
     ("rerank_score", pa.float64()), ("child_chunk_id", pa.string()),
     ("child_score", pa.float64()), ("pinned", pa.bool_()), ("route", pa.string()),
+    # Appended columns: the hit a sibling row restores context for; the sub-question that
+    # found a hit (dispatch of a decomposed question); how dispatch treated the question
+    # (a substitution, a condition, a demotion), and the follow-up of a `clarify` row.
+    ("sibling_of", pa.string()), ("sub_question", pa.string()), ("note", pa.string()),
+    ("suggested_clarification", pa.string()), ("ambiguity_reason", pa.string()),
 ])
 HIT_COLUMNS: tuple[str, ...] = tuple(HITS_SCHEMA.names)
 

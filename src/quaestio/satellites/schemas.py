@@ -54,6 +54,7 @@ CUE_FAMILIES: dict[str, str | tuple[str, ...] | None] = {
     "compound": None,
     "decomposition": tuple(m.value for m in DecompositionPattern),
     "deictic": None,
+    "negative": None,  # "not to be confused with X", "other than X": group `term` is X
     "clarification": None,
     "decomposition_template": None,
     "clarification_prompt": None,
