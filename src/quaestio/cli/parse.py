@@ -131,6 +131,7 @@ def batch(input_path: str, output: str, satellites_dir: str | None, question_col
         sats = _satellites(satellites_dir)
         check_language(sats, language)
         llm = _llm(sats, **llm_flags)
+        bar = _progress_bar(input_path)
         with QuestionWriter(output) as writer:
             for part in iter_questions(input_path, chunk_size, encoding=encoding):
                 check_columns(input_path, part.columns, question_column=question_column,
@@ -143,13 +144,18 @@ def batch(input_path: str, output: str, satellites_dir: str | None, question_col
                 try:
                     table = parse_questions(part, sats, question_column=question_column,
                                             id_column=id_column or "_qid", language=language,
-                                            errors=errors, as_="arrow", llm=llm)
+                                            errors=errors, as_="arrow", llm=llm,
+                                            progress=False)
                 except Exception as exc:  # --errors raise: say which row, then stop
                     raise UserError(f"{input_path}: {exc} (--errors raise)") from exc
                 failed += table["error_code"].length() - table["error_code"].null_count
                 statuses.update(s.split(":")[0] for s in table["llm_status"].to_pylist())
                 total += part.height
                 writer.write(table)
+                if bar is not None:
+                    bar.update(part.height)
+        if bar is not None:
+            bar.close()
     echo_warnings(caught)
     llm_note = "" if llm is None else "; llm: " + ", ".join(
         f"{statuses[k]} {k}" for k in ("ok", "cached", "fallback") if statuses[k])
@@ -160,6 +166,31 @@ def batch(input_path: str, output: str, satellites_dir: str | None, question_col
                    f"error_message column (--strict makes this exit 1)", err=True)
     if strict and failed:
         raise click.exceptions.Exit(1)
+
+
+def _progress_bar(path: str):
+    """One bar for the whole file, with a total and an ETA, on a terminal only (redirected
+    output gets the summary line alone). The total counts rows cheaply: Parquet's metadata,
+    or the lines of a CSV/JSONL file (an estimate where a CSV field spans lines)."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    total = None
+    try:
+        if path.endswith(".parquet"):
+            import pyarrow.parquet as pq
+
+            total = pq.ParquetFile(path).metadata.num_rows
+        else:
+            with open(path, "rb") as handle:
+                lines = sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+            total = max(lines - path.endswith(".csv"), 0)
+    except OSError:
+        total = None
+    return tqdm(total=total, unit="q", desc="parsing", file=sys.stderr)
 
 
 def _check_output(output: str) -> None:
