@@ -52,7 +52,9 @@ def search(index, questions: Any, *, k: int = 10, mode: str = "auto",
         the lexical rank and score are in `bm25_rank` / `bm25_score`.
     """
     from ..api import parse_if_needed
-    from ..funnel import Funnel
+    from dataclasses import replace
+
+    from ..funnel import AUTO, Funnel
     from .store import PostgresIndex
 
     if isinstance(index, str):
@@ -63,6 +65,10 @@ def search(index, questions: Any, *, k: int = 10, mode: str = "auto",
                           b=b, phrase_weight=phrase_weight, rrf_k=rrf_k, depth=depth,
                           model=model)
     funnel = funnel or Funnel()
+    # "auto" limits are calibrated on an index's vectors: without them they are off, as on
+    # an embedded index with no vectors (`Funnel`'s docstring).
+    funnel = replace(funnel, threshold=None if funnel.threshold == AUTO else funnel.threshold,
+                     floor=None if funnel.floor == AUTO else funnel.floor)
     if funnel.threshold is not None or funnel.reranker == "bi-encoder":
         raise ValueError("a PostgreSQL index takes no funnel threshold or bi-encoder re-score; "
                          "pass Funnel(threshold=None) and a callable reranker if needed")
