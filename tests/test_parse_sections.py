@@ -118,3 +118,18 @@ def test_sub_questions_carry_their_subject(question, subs):
 def test_a_second_dictionary_term_is_not_a_second_owner():
     assert "What is the premium of the deductible?" not in _d(
         "What is the premium of the car and the deductible?")[1]
+
+
+@pytest.mark.parametrize("question", [
+    "What is the premium and what are the exclusions?",
+    "What are the exclusions and limits?",
+    "¿Cuál es la prima y cuáles son las exclusiones?",
+])
+def test_a_question_about_two_places_gets_no_usual_section(question):
+    # A hint toward the exclusions would hide the premium's (or the limit's) passages.
+    assert parse_question(question).hints.toc_section_hint is None
+
+
+def test_a_place_a_country_does_not_change_the_usual_section():
+    assert parse_question("What are the exclusions in Germany?").hints.toc_section_hint == \
+        "Exclusions"

@@ -10,7 +10,8 @@ its family, its target and the names of its groups:
   within `pages_hint_limit` (the bounds always reach `scope_page_range`).
 - `sheet` / `section`: group `name`. A section name is matched to the caller's TOC when there is
   one (`toc_section_hint` is then the TOC title), else kept as written. A question that names
-  no section gets the usual section of its first concept that has a `concept_sections` row.
+  no section gets the usual section of its topic (`concept_sections`), when all its topical
+  concepts share that one section.
 - `layout`: the target (table/image/header); the heaviest row wins, then the earliest.
 - `document_version`: group `version` when the row has one, else its target ("latest").
 - Contexts: the answer type's row sets detect_context and answer_context; a shape other than
@@ -30,8 +31,8 @@ from rapidfuzz.utils import default_process
 from ..types import AnswerContext, AnswerShape, LayoutHint
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, RuleSet, candidates, cue_rules, finditer
 from .text import fold
+from .rules import Rule, RuleSet, candidates, cue_rules, finditer
 
 T = TypeVar("T")
 _CONTEXT_ORDER = [c.value for c in AnswerContext]
@@ -143,19 +144,40 @@ def section_names(draft: Draft) -> list[tuple[str, tuple[int, int], str]]:
 
 
 def concept_section(draft: Draft) -> str | None:
-    """The usual section of the question's first concept that has one (`concept_sections`
-    rows of the question's language, else `*`), when the question names no section itself:
-    "the exclusions of this contract" hints "Exclusions" without a TOC. With a TOC, the
-    title must be found in it, or there is no hint."""
+    """The usual section of the question's topic (`concept_sections` rows of the question's
+    language, else `*`), when the question names no section itself: "the exclusions of this
+    contract" hints "Exclusions" without a TOC. With a TOC, the title must be found in it,
+    or there is no hint.
+
+    Only when every topical concept of the question (not a country, party, currency or
+    date) lives in that one section: "the premium and the exclusions" or "the exclusions
+    and limits" ask about two places, and a hint toward one would hide the other's passages.
+    """
     titles = draft.sats.cached("concept_sections", _concept_sections)
-    for concept in draft.concepts:
-        for title in titles.get((concept, draft.language), ()) + titles.get((concept, "*"), ()):
-            found = section_title(draft, title)
-            if found is not None:
-                draft.fire(f"concept_sections:{concept}/{title}")
-                draft.options["section_from_concept"] = True
-                return found
-    return None
+    scoped = draft.sats.cached("scoped_concepts", _scoped_concepts)
+    rows_of = {c: titles.get((c, draft.language), ()) + titles.get((c, "*"), ())
+               for c in draft.concepts}
+    # A scope concept (a country, a party) narrows the question without being its topic,
+    # unless it has a section of its own (the governing law).
+    topical = [c for c in draft.concepts if c not in scoped or rows_of[c]]
+    found_title, found_concept = None, None
+    for concept in topical:
+        rows = rows_of[concept]
+        title = next((t for t in (section_title(draft, r) for r in rows) if t is not None), None)
+        if title is None or (found_title is not None and fold(title) != fold(found_title)):
+            return None
+        if found_title is None:
+            found_title, found_concept = title, concept
+    if found_title is None:
+        return None
+    draft.fire(f"concept_sections:{found_concept}/{found_title}")
+    draft.options["section_from_concept"] = True
+    return found_title
+
+
+def _scoped_concepts(sats) -> frozenset[str]:
+    concepts = sats.tables["concepts"]
+    return frozenset(concepts.filter(concepts["scope_kind"].is_not_null())["concept"].to_list())
 
 
 def section_title(draft: Draft, title: str) -> str | None:
