@@ -18,6 +18,7 @@ import polars as pl
 import regex
 
 from ..analysis.text import fold_phrase
+from ..curation.folder import _case, _unique
 from ..errors import SatelliteError
 from ..satellites import SPECS, TABLES, Satellites, load_satellites
 from ..satellites.defaults import parse_defaults
@@ -188,19 +189,4 @@ def _folded_duplicates(typed: pl.DataFrame, rows: set[tuple[str, int]]) -> list[
             out.append(_case(src, "concept_keywords", line, "keyword", kw,
                              f"differs only in case or accents from {other[2]!r} "
                              f"({other[0]} line {other[1]}) of {c}/{lang}"))
-    return out
-
-
-def _case(source, table, row, column, value, reason) -> dict[str, Any]:
-    return {"source": source, "table": table, "row": row, "column": column, "value": value,
-            "reason": reason}
-
-
-def _unique(cases: list[dict]) -> list[dict]:
-    seen, out = set(), []
-    for c in cases:
-        key = (c["source"], c["row"], c["column"], str(c["value"]), c["reason"])
-        if key not in seen:
-            seen.add(key)
-            out.append(c)
     return out
