@@ -31,8 +31,9 @@ import os
 import shutil
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -344,18 +345,26 @@ def _check_model(manifest: dict, folder: Path) -> None:
         raise IndexFormatError(f"{where}: model_probe is not a vector of {spec.dim} numbers")
 
 
-def _file(folder: Path, name: str, entry: dict) -> bytes:
-    path = folder / name
+@contextmanager
+def _listed_file(path: Path) -> Iterator[BinaryIO]:
+    """A file the manifest lists, opened for reading; its absence or an unreadable file is
+    an `IndexFormatError` naming it (a link is not followed: an index holds its own files)."""
     try:
         if path.is_symlink() or not path.is_file():
             raise FileNotFoundError
         with open(path, "rb") as f:
-            data = f.read(entry["size"] + 1)
+            yield f
     except FileNotFoundError:
         raise IndexFormatError(f"{path}: missing (the manifest lists it); rebuild the "
                                f"index") from None
     except OSError as exc:
         raise IndexFormatError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def _file(folder: Path, name: str, entry: dict) -> bytes:
+    path = folder / name
+    with _listed_file(path) as f:
+        data = f.read(entry["size"] + 1)
     _verify(path, data, entry)
     return data
 
@@ -424,17 +433,9 @@ def _dense(folder: Path, g: str, manifest: dict) -> np.ndarray:
     """The vectors, memory-mapped; the sha256 is taken over that same mapping."""
     name = f"dense.{g}.npy"
     path, entry = folder / name, manifest["files"][name]
-    try:
-        if path.is_symlink() or not path.is_file():
-            raise FileNotFoundError
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-    except FileNotFoundError:
-        raise IndexFormatError(f"{path}: missing (the manifest lists it); rebuild the "
-                               f"index") from None
-    except OSError as exc:
-        raise IndexFormatError(f"{path}: cannot be read ({exc.strerror})") from None
+    with _listed_file(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     _verify(path, mapped, entry)
     try:
         header = io.BytesIO(mapped[:65536])
