@@ -13,13 +13,22 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = [
-    "What is the annual premium?", "¿Cuál es la prima anual?", "Quelle est la prime annuelle ?",
-    "What is the deductible for fire claims?", "List the exclusions of the contract",
-    "Who is the insurer?", "When does the policy term end?", "What is the limit?",
-    "What did we sign with Acme between 2022 and 2024?", "Show me page 3",
-    "What are the exclusions and limitations?", "Where do I find the claims screen?",
-    "What was the net income in 2024?", "What is the combined ratio?",
-    "how do I cancel my policy", "Does article L131-1 of the insurance code apply here?",
+    "What is the annual premium?",
+    "¿Cuál es la prima anual?",
+    "Quelle est la prime annuelle ?",
+    "What is the deductible for fire claims?",
+    "List the exclusions of the contract",
+    "Who is the insurer?",
+    "When does the policy term end?",
+    "What is the limit?",
+    "What did we sign with Acme between 2022 and 2024?",
+    "Show me page 3",
+    "What are the exclusions and limitations?",
+    "Where do I find the claims screen?",
+    "What was the net income in 2024?",
+    "What is the combined ratio?",
+    "how do I cancel my policy",
+    "Does article L131-1 of the insurance code apply here?",
 ]
 
 
@@ -39,10 +48,26 @@ class ServeProcess:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "QUAESTIO_API_KEYS": "",
-               "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-        self.cmd = [sys.executable, "-m", "quaestio", "serve", "--index", str(index_dir),
-                    "--port", str(self.port), "--store", str(store), "--rate", "1e9", *extra]
+        env = {
+            **os.environ,
+            "QUAESTIO_API_KEYS": "",
+            "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        }
+        self.cmd = [
+            sys.executable,
+            "-m",
+            "quaestio",
+            "serve",
+            "--index",
+            str(index_dir),
+            "--port",
+            str(self.port),
+            "--store",
+            str(store),
+            "--rate",
+            "1e9",
+            *extra,
+        ]
         self.env = env
 
     def __enter__(self) -> ServeProcess:

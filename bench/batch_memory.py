@@ -40,15 +40,25 @@ def make_input(path: Path, n: int) -> None:
     if INSURANCE.exists():
         seeds = [json.loads(line)["question"] for line in INSURANCE.open()]
     else:
-        seeds = ["What is the annual premium in Germany?", "When does the policy expire?",
-                 "List the exclusions on page 4", "Compare the deductible of plan A and B"]
-    with pq.ParquetWriter(path, pa.schema([("id", pa.string()), ("question", pa.string())])) \
-            as writer:
+        seeds = [
+            "What is the annual premium in Germany?",
+            "When does the policy expire?",
+            "List the exclusions on page 4",
+            "Compare the deductible of plan A and B",
+        ]
+    with pq.ParquetWriter(
+        path, pa.schema([("id", pa.string()), ("question", pa.string())])
+    ) as writer:
         for start in range(0, n, 100_000):
             ids = range(start, min(n, start + 100_000))
-            writer.write_table(pa.table({
-                "id": [str(i) for i in ids],
-                "question": [f"{seeds[i % len(seeds)]} (case {i})" for i in ids]}))
+            writer.write_table(
+                pa.table(
+                    {
+                        "id": [str(i) for i in ids],
+                        "question": [f"{seeds[i % len(seeds)]} (case {i})" for i in ids],
+                    }
+                )
+            )
 
 
 def run(command: list[str]) -> tuple[float, float]:
@@ -72,18 +82,38 @@ def main() -> None:
         source = Path(tmp) / "questions.parquet"
         make_input(source, args.n)
         size = source.stat().st_size / 1e6
-        base_s, base_mb = run([sys.executable, "-c", BASELINE, str(source),
-                               str(Path(tmp) / "copy.parquet"), str(args.chunk_size)])
-        ours_s, ours_mb = run([str(quaestio), "batch", str(source), "-o",
-                               str(Path(tmp) / "question_df.parquet"), "--id-column", "id",
-                               "--chunk-size", str(args.chunk_size)])
+        base_s, base_mb = run(
+            [
+                sys.executable,
+                "-c",
+                BASELINE,
+                str(source),
+                str(Path(tmp) / "copy.parquet"),
+                str(args.chunk_size),
+            ]
+        )
+        ours_s, ours_mb = run(
+            [
+                str(quaestio),
+                "batch",
+                str(source),
+                "-o",
+                str(Path(tmp) / "question_df.parquet"),
+                "--id-column",
+                "id",
+                "--chunk-size",
+                str(args.chunk_size),
+            ]
+        )
         rows = pq.ParquetFile(Path(tmp) / "question_df.parquet").metadata.num_rows
     print(f"{args.n:,} questions, {size:.1f} MB of Parquet, chunks of {args.chunk_size:,}\n")
     print(f"{'run':<10} {'seconds':>9} {'rows/s':>10} {'peak RSS MB':>12}")
     print(f"{'baseline':<10} {base_s:>9.1f} {args.n / base_s:>10,.0f} {base_mb:>12,.0f}")
     print(f"{'quaestio':<10} {ours_s:>9.1f} {args.n / ours_s:>10,.0f} {ours_mb:>12,.0f}")
-    print(f"\nquaestio / baseline: time x{ours_s / base_s:.0f}, peak RSS x{ours_mb / base_mb:.1f}; "
-          f"output rows {rows:,} (must equal the input)")
+    print(
+        f"\nquaestio / baseline: time x{ours_s / base_s:.0f}, peak RSS x{ours_mb / base_mb:.1f}; "
+        f"output rows {rows:,} (must equal the input)"
+    )
 
 
 if __name__ == "__main__":

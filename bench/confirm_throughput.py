@@ -47,8 +47,10 @@ def passages(data: Path, megabytes: float) -> list[str]:
         base = [json.loads(line)["text"] for line in corpus.read_text().splitlines() if line]
     else:
         rng = random.Random(7)
-        words = ("the premium of €1,250.00 is due on 1 March 2025 and revenue grew 4.5 % "
-                 "over 3 years while costs fell to USD 2.3 million for 120 customers").split()
+        words = (
+            "the premium of €1,250.00 is due on 1 March 2025 and revenue grew 4.5 % "
+            "over 3 years while costs fell to USD 2.3 million for 120 customers"
+        ).split()
         base = [" ".join(rng.choice(words) for _ in range(120)) + "." for _ in range(500)]
     out, size, copy = [], 0, 0
     while size < megabytes * 1e6:
@@ -67,14 +69,18 @@ def dense_passage(megabytes: float, kind: str, seed: int = 3) -> str:
     lines, size = [], 0
     while size < megabytes * 1e6:
         if kind == "amount":
-            line = (f"Item {rng.randint(1, 9999)}: USD {rng.randint(1, 999)},"
-                    f"{rng.randint(100, 999)}.{rng.randint(10, 99)} paid, then "
-                    f"{rng.randint(2, 900)} EUR and €{rng.randint(1, 99)}.{rng.randint(10, 99)}.")
+            line = (
+                f"Item {rng.randint(1, 9999)}: USD {rng.randint(1, 999)},"
+                f"{rng.randint(100, 999)}.{rng.randint(10, 99)} paid, then "
+                f"{rng.randint(2, 900)} EUR and €{rng.randint(1, 99)}.{rng.randint(10, 99)}."
+            )
         else:
-            line = (f"Signed on {rng.randint(1, 28)} {rng.choice(months)} "
-                    f"{rng.randint(1990, 2030)}, renewed {rng.randint(1, 12)}/"
-                    f"{rng.randint(1, 28)}/{rng.randint(1990, 2030)} and on "
-                    f"{rng.randint(1990, 2030)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}.")
+            line = (
+                f"Signed on {rng.randint(1, 28)} {rng.choice(months)} "
+                f"{rng.randint(1990, 2030)}, renewed {rng.randint(1, 12)}/"
+                f"{rng.randint(1, 28)}/{rng.randint(1990, 2030)} and on "
+                f"{rng.randint(1990, 2030)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}."
+            )
         lines.append(line)
         size += len(line) + 1
     return "\n".join(lines)
@@ -97,18 +103,26 @@ def linear(sizes: list[float]) -> None:
             found = find_values(text, kind, language="en", satellites=sats, warnings=warnings)
             seconds = time.process_time() - start
             mb = len(text.encode()) / 1e6
-            print(f"{mb:<10.2f}{kind:<8}{len(found):>9}{len(warnings):>10}{seconds:>9.2f}"
-                  f"{seconds / mb:>10.2f}")
+            print(
+                f"{mb:<10.2f}{kind:<8}{len(found):>9}{len(warnings):>10}{seconds:>9.2f}"
+                f"{seconds / mb:>10.2f}"
+            )
     filler = dense_passage(0.5, "date")
     text = f"{filler}\nAnnual premium: EUR 1,250.00\n{filler}"
     q = parse_question("What is the annual premium?")
     start = time.process_time()
-    result = confirm(q, [{"question_id": q.question_id, "chunk_id": "long",
-                          "generation_text": text}], satellites=sats, as_="arrow")
+    result = confirm(
+        q,
+        [{"question_id": q.question_id, "chunk_id": "long", "generation_text": text}],
+        satellites=sats,
+        as_="arrow",
+    )
     row = result.verdicts.to_pylist()[0]
-    print(f"{len(text.encode()) / 1e6:.2f} MB passage holding 'Annual premium: EUR 1,250.00': "
-          f"verdict {row['verdict']} ({row['value']}), {time.process_time() - start:.2f} CPU s, "
-          f"{len(row['warnings'])} warning(s)")
+    print(
+        f"{len(text.encode()) / 1e6:.2f} MB passage holding 'Annual premium: EUR 1,250.00': "
+        f"verdict {row['verdict']} ({row['value']}), {time.process_time() - start:.2f} CPU s, "
+        f"{len(row['warnings'])} warning(s)"
+    )
 
 
 def timed(run) -> float:
@@ -124,10 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="/work/shared/data", type=Path)
     parser.add_argument("--mb", default=2.0, type=float, help="passage text per answer type")
-    parser.add_argument("--sizes", default=[0.1, 1.0, 10.0], type=float, nargs="+",
-                        help="MB of the long passages of the linear check")
-    parser.add_argument("--linear-only", action="store_true",
-                        help="only the long-passage check")
+    parser.add_argument(
+        "--sizes",
+        default=[0.1, 1.0, 10.0],
+        type=float,
+        nargs="+",
+        help="MB of the long passages of the linear check",
+    )
+    parser.add_argument("--linear-only", action="store_true", help="only the long-passage check")
     args = parser.parse_args(argv)
     if args.linear_only:
         linear(args.sizes)
@@ -162,32 +180,49 @@ def main(argv: list[str] | None = None) -> int:
             for text in texts:
                 scan(patterns, text, language="en", timeout=timeout, sats=sats)
 
-    questions = pa.Table.from_pylist([
-        {"question_id": f"q_{t}", "answer_type": t, "detect_context": "sentence",
-         "language": "en", "keywords": [{"text": k, "weight": 0.8} for k in KEYWORDS]}
-        for t in TYPES])
-    hits = pa.Table.from_pydict({
-        "question_id": [f"q_{t}" for t in TYPES for _ in texts],
-        "chunk_id": [f"c{i}" for _ in TYPES for i in range(len(texts))],
-        "generation_text": [text for _ in TYPES for text in texts]})
+    questions = pa.Table.from_pylist(
+        [
+            {
+                "question_id": f"q_{t}",
+                "answer_type": t,
+                "detect_context": "sentence",
+                "language": "en",
+                "keywords": [{"text": k, "weight": 0.8} for k in KEYWORDS],
+            }
+            for t in TYPES
+        ]
+    )
+    hits = pa.Table.from_pydict(
+        {
+            "question_id": [f"q_{t}" for t in TYPES for _ in texts],
+            "chunk_id": [f"c{i}" for _ in TYPES for i in range(len(texts))],
+            "generation_text": [text for _ in TYPES for text in texts],
+        }
+    )
     result = {}
 
     def full():
         result["r"] = confirm(questions, hits, satellites=sats, as_="arrow")
 
-    print(f"{len(texts)} passages, {megabytes / len(TYPES):.1f} MB each for {len(TYPES)} "
-          f"answer types ({', '.join(TYPES)}): {megabytes:.1f} MB read per stage")
-    rows = [("bare regex scan (same compiled regexes)", timed(bare)),
-            ("bare scan, one regex per row as written", timed(bare_rows)),
-            ("find_values (parse + validate)", timed(values)),
-            ("confirm (zones + keywords + verdicts)", timed(full))]
+    print(
+        f"{len(texts)} passages, {megabytes / len(TYPES):.1f} MB each for {len(TYPES)} "
+        f"answer types ({', '.join(TYPES)}): {megabytes:.1f} MB read per stage"
+    )
+    rows = [
+        ("bare regex scan (same compiled regexes)", timed(bare)),
+        ("bare scan, one regex per row as written", timed(bare_rows)),
+        ("find_values (parse + validate)", timed(values)),
+        ("confirm (zones + keywords + verdicts)", timed(full)),
+    ]
     base = rows[0][1]
     print(f"{'stage':<42}{'CPU s':>9}{'MB/s':>9}{'x bare':>9}")
     for name, seconds in rows:
         print(f"{name:<42}{seconds:>9.2f}{megabytes / seconds:>9.1f}{seconds / base:>9.2f}")
     size = megabytes / len(TYPES)
-    print("bare scan per answer type, MB/s: " + ", ".join(
-        f"{t} {size / seconds:.0f}" for t, seconds in per_type.items()))
+    print(
+        "bare scan per answer type, MB/s: "
+        + ", ".join(f"{t} {size / seconds:.0f}" for t, seconds in per_type.items())
+    )
     answers, verdicts = result["r"]
     counts = Counter(verdicts.column("verdict").to_pylist())
     print(f"answers_df: {answers.num_rows} rows; verdicts: {dict(counts)}")

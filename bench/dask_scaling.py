@@ -34,14 +34,18 @@ def questions(data: Path, limit: int) -> list[str]:
 
 
 def timed(label: str, work, n: int, client=None) -> dict:
-    workers_cpu = (lambda: sum(client.run(time.process_time).values())) if client else \
-        (lambda: 0.0)
+    workers_cpu = (
+        (lambda: sum(client.run(time.process_time).values())) if client else (lambda: 0.0)
+    )
     cpu, wcpu, wall = time.process_time(), workers_cpu(), time.perf_counter()
     work()
     wall, cpu, wcpu = time.perf_counter() - wall, time.process_time() - cpu, workers_cpu() - wcpu
-    print(f"{label:<20} {n / wall:7.0f} q/s  {n / (cpu + wcpu):7.0f} q per CPU s  "
-          f"({wall:.1f} s wall, CPU {cpu:.1f} s here + {wcpu:.1f} s on workers, "
-          f"load {os.getloadavg()[0]:.1f})", flush=True)
+    print(
+        f"{label:<20} {n / wall:7.0f} q/s  {n / (cpu + wcpu):7.0f} q per CPU s  "
+        f"({wall:.1f} s wall, CPU {cpu:.1f} s here + {wcpu:.1f} s on workers, "
+        f"load {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
     return {"label": label, "qps": n / wall}
 
 
@@ -65,8 +69,10 @@ def overhead(client, tasks: int = 400) -> None:
     start = time.perf_counter()
     client.gather(client.map(_noop, range(tasks), pure=False))
     per_task = (time.perf_counter() - start) / tasks
-    print(f"{'per-task overhead':<20} {per_task * 1000:7.2f} ms ({tasks} no-op tasks, "
-          f"scheduler round trip included)")
+    print(
+        f"{'per-task overhead':<20} {per_task * 1000:7.2f} ms ({tasks} no-op tasks, "
+        f"scheduler round trip included)"
+    )
 
 
 def main() -> None:
@@ -92,9 +98,17 @@ def main() -> None:
             overhead(client)
         return
     for workers in (1, 2):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          host="127.0.0.1", dashboard_address=None, silence_logs=40) as cluster, \
-                Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                silence_logs=40,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             on_cluster(client, texts, args.partitions, f"{workers} worker{'s' * (workers > 1)}")
             if workers == 2:
                 overhead(client)

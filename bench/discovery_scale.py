@@ -45,7 +45,8 @@ def corpus(extra: bool) -> pl.DataFrame:
                 texts.append(page)
     docs = pl.DataFrame({"text": texts, "language": "en"})
     ir = pl.read_ndjson(DATA / "business_reports_ir" / "corpus.jsonl").select(
-        "text", pl.lit("en").alias("language"))
+        "text", pl.lit("en").alias("language")
+    )
     frames = [docs, ir]
     if extra:
         for lang in ("en", "es"):
@@ -57,11 +58,24 @@ def corpus(extra: bool) -> pl.DataFrame:
             q = pl.read_ndjson(qa)
             col = "question" if "question" in q.columns else q.columns[0]
             frames.append(q.select(pl.col(col).alias("text"), pl.lit("en").alias("language")))
-    return pl.concat(frames).with_row_index("doc_id").with_columns(pl.col("doc_id").cast(pl.String))
+    return (
+        pl.concat(frames).with_row_index("doc_id").with_columns(pl.col("doc_id").cast(pl.String))
+    )
 
 
-def docstrings(packages=("sklearn", "pandas", "scipy", "numpy", "torch", "polars",
-                          "sympy", "matplotlib", "transformers")) -> pl.DataFrame:
+def docstrings(
+    packages=(
+        "sklearn",
+        "pandas",
+        "scipy",
+        "numpy",
+        "torch",
+        "polars",
+        "sympy",
+        "matplotlib",
+        "transformers",
+    ),
+) -> pl.DataFrame:
     import importlib.util
     import re
 
@@ -72,8 +86,9 @@ def docstrings(packages=("sklearn", "pandas", "scipy", "numpy", "torch", "polars
             continue
         for path in sorted(Path(spec.submodule_search_locations[0]).rglob("*.py")):
             source = path.read_text(encoding="utf-8", errors="replace")
-            texts += [m.strip() for m in re.findall(r'"""(.*?)"""', source, flags=re.S)
-                      if len(m) > 200]
+            texts += [
+                m.strip() for m in re.findall(r'"""(.*?)"""', source, flags=re.S) if len(m) > 200
+            ]
     return pl.DataFrame({"text": texts, "language": "en"}).unique(maintain_order=True)
 
 
@@ -88,8 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phrases", type=int, default=10_000, help="most frequent phrases kept")
     ap.add_argument("--min-count", type=int, default=1)
     ap.add_argument("--extra", action="store_true", help="add XQuAD and InsuranceQA text")
-    ap.add_argument("--docstrings", action="store_true",
-                    help="add docstrings of installed libraries (for the 100k scale run)")
+    ap.add_argument(
+        "--docstrings",
+        action="store_true",
+        help="add docstrings of installed libraries (for the 100k scale run)",
+    )
     ap.add_argument("--cache", default="/tmp/quaestio-bench-cache")
     ap.add_argument("--min-cluster-size", type=int, default=5)
     ap.add_argument("--dims", type=int, default=20)
@@ -106,26 +124,51 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     docs = corpus(args.extra)
     if args.docstrings:
-        docs = pl.concat([docs.select("text", "language"), docstrings()]).with_row_index("n").with_columns(
-            pl.col("n").cast(pl.String).alias("doc_id")).drop("n")
+        docs = (
+            pl.concat([docs.select("text", "language"), docstrings()])
+            .with_row_index("n")
+            .with_columns(pl.col("n").cast(pl.String).alias("doc_id"))
+            .drop("n")
+        )
     phrases = extract_phrases(docs, sats, min_count=args.min_count, max_phrases=args.phrases)
     t_phrases = time.perf_counter() - t0
-    found = discover_candidates(None, sats, phrases=phrases, cache_dir=args.cache,
-                                min_cluster_size=args.min_cluster_size, dims=args.dims)
+    found = discover_candidates(
+        None,
+        sats,
+        phrases=phrases,
+        cache_dir=args.cache,
+        min_cluster_size=args.min_cluster_size,
+        dims=args.dims,
+    )
     total = time.perf_counter() - t0
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     kinds = found.candidates.group_by("kind").len().sort("kind").rows()
-    print(json.dumps({
-        "documents": docs.height, "characters": int(docs["text"].str.len_chars().sum()),
-        "phrases": phrases.height, "languages": dict(phrases.group_by("language").len().rows()),
-        "clusters": found.clusters.height,
-        "clusters_with_concept": found.clusters.filter(pl.col("concepts") != "").height,
-        "noise_share": round(found.phrases.filter(pl.col("cluster_id") < 0).height
-                             / max(phrases.height, 1), 3),
-        "candidates": dict(kinds), "encoded": int(found.timings["encoded"]),
-        "seconds": {"phrases": round(t_phrases, 1), "embed": round(found.timings["embed"], 1),
-                    "cluster": round(found.timings["cluster"], 1), "total": round(total, 1)},
-        "peak_rss_mb": round(peak_mb)}, indent=2))
+    print(
+        json.dumps(
+            {
+                "documents": docs.height,
+                "characters": int(docs["text"].str.len_chars().sum()),
+                "phrases": phrases.height,
+                "languages": dict(phrases.group_by("language").len().rows()),
+                "clusters": found.clusters.height,
+                "clusters_with_concept": found.clusters.filter(pl.col("concepts") != "").height,
+                "noise_share": round(
+                    found.phrases.filter(pl.col("cluster_id") < 0).height / max(phrases.height, 1),
+                    3,
+                ),
+                "candidates": dict(kinds),
+                "encoded": int(found.timings["encoded"]),
+                "seconds": {
+                    "phrases": round(t_phrases, 1),
+                    "embed": round(found.timings["embed"], 1),
+                    "cluster": round(found.timings["cluster"], 1),
+                    "total": round(total, 1),
+                },
+                "peak_rss_mb": round(peak_mb),
+            },
+            indent=2,
+        )
+    )
     if args.out:
         write_candidates(found.candidates, args.out)
     return 0

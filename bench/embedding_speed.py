@@ -40,11 +40,14 @@ def financebench_set(data: Path, questions: int, skip: int = 0):
     from quaestio.retrieval import build_index
 
     docs, asked, relevant = financebench(data)
-    keep = list(asked)[skip:skip + questions]
+    keep = list(asked)[skip : skip + questions]
     pages = sorted(set().union(*(relevant[q] for q in keep)))
     docs = docs[docs.doc_id.isin(pages)].reset_index(drop=True)
-    return _sections(build_index(docs, embedding_model=None), "doc_id"), \
-        {q: asked[q] for q in keep}, {q: relevant[q] for q in keep}
+    return (
+        _sections(build_index(docs, embedding_model=None), "doc_id"),
+        {q: asked[q] for q in keep},
+        {q: relevant[q] for q in keep},
+    )
 
 
 def bundled_set():
@@ -53,8 +56,11 @@ def bundled_set():
     rows = list(csv.DictReader(open(ROOT / "examples" / "retrieval_gold.csv")))
     asked = {r["id"]: r["question"] for r in rows}
     relevant = {r["id"]: set(r["relevant_sections"].split("|")) for r in rows}
-    return _sections(build_index(ROOT / "examples" / "corpus", embedding_model=None),
-                     "breadcrumb"), asked, relevant
+    return (
+        _sections(build_index(ROOT / "examples" / "corpus", embedding_model=None), "breadcrumb"),
+        asked,
+        relevant,
+    )
 
 
 def _sections(index, unit: str):
@@ -72,11 +78,17 @@ def encoders(threads: int):
     base = get_embedder(backend="torch")
 
     def torch_in_order(texts, batch=32):  # the no-sorting baseline: one call per batch
-        return np.concatenate([base.encode_passages(texts[i:i + batch], batch_size=batch)
-                               for i in range(0, len(texts), batch)])
+        return np.concatenate(
+            [
+                base.encode_passages(texts[i : i + batch], batch_size=batch)
+                for i in range(0, len(texts), batch)
+            ]
+        )
 
-    out = {"torch fp32, input order": (torch_in_order, base.encode_queries),
-           "torch fp32, sorted": (base.encode_passages, base.encode_queries)}
+    out = {
+        "torch fp32, input order": (torch_in_order, base.encode_queries),
+        "torch fp32, sorted": (base.encode_passages, base.encode_queries),
+    }
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
@@ -87,10 +99,13 @@ def encoders(threads: int):
         from quaestio.retrieval.onnx_embedding import OnnxEncoder, ensure_graph
 
         graph = ensure_graph(embedder.name, embedder.folder, embedder.identity["precision"])
-        embedder._onnx = OnnxEncoder(graph, embedder.folder / "tokenizer.json",
-                                     embedder.max_tokens, threads=threads)
-        out[f"{backend.replace('-', ' ')} (sorted)"] = (embedder.encode_passages,
-                                                       embedder.encode_queries)
+        embedder._onnx = OnnxEncoder(
+            graph, embedder.folder / "tokenizer.json", embedder.max_tokens, threads=threads
+        )
+        out[f"{backend.replace('-', ' ')} (sorted)"] = (
+            embedder.encode_passages,
+            embedder.encode_queries,
+        )
     return out
 
 
@@ -109,10 +124,15 @@ def recall(qv, pv, units, relevant: list[set], ks=(5, 50)):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--questions", type=int, default=40,
-                        help="FinanceBench questions whose evidence pages make the corpus")
-    parser.add_argument("--skip", type=int, default=0,
-                        help="start after this many questions (a held-out slice)")
+    parser.add_argument(
+        "--questions",
+        type=int,
+        default=40,
+        help="FinanceBench questions whose evidence pages make the corpus",
+    )
+    parser.add_argument(
+        "--skip", type=int, default=0, help="start after this many questions (a held-out slice)"
+    )
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
 
@@ -127,10 +147,14 @@ def main() -> None:
 
     tokens = get_embedder(backend="torch").count_tokens
     for name, ((texts, units), asked, relevant) in sets.items():
-        print(f"\n{name}: {len(texts)} passages, {np.mean(tokens(texts)):.0f} tokens on average, "
-              f"{len(asked)} questions, {args.threads} thread(s)")
-        print(f"{'configuration':26} {'chunks/CPU s':>12} {'x':>5} {'cos min':>8} "
-              f"{'cos mean':>8} {'top10':>6} {'R@5':>6} {'R@50':>6}")
+        print(
+            f"\n{name}: {len(texts)} passages, {np.mean(tokens(texts)):.0f} tokens on average, "
+            f"{len(asked)} questions, {args.threads} thread(s)"
+        )
+        print(
+            f"{'configuration':26} {'chunks/CPU s':>12} {'x':>5} {'cos min':>8} "
+            f"{'cos mean':>8} {'top10':>6} {'R@5':>6} {'R@50':>6}"
+        )
         questions = list(asked.values())
         rel = [relevant[q] for q in asked]
         runs = {}
@@ -147,8 +171,12 @@ def main() -> None:
             cos = (pv * ref).sum(axis=1)
             overlap = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(top, ref_top)])
             r = recall(qv, pv, units, rel)
-            print(f"{label:26} {rate:12.1f} {rate / base_rate:5.2f} {cos.min():8.4f} "
-                  f"{cos.mean():8.4f} {overlap:6.2f} {r[5]:6.3f} {r[50]:6.3f}", flush=True)
+            print(
+                f"{label:26} {rate:12.1f} {rate / base_rate:5.2f} {cos.min():8.4f} "
+                f"{cos.mean():8.4f} {overlap:6.2f} {r[5]:6.3f} {r[50]:6.3f}",
+                flush=True,
+            )
+
 
 if __name__ == "__main__":
     main()

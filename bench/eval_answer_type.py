@@ -31,14 +31,21 @@ from collections import Counter
 from pathlib import Path
 
 # QUAESTIO_DATA points elsewhere (a git worktree is not beside ../shared).
-DATA = Path(os.environ.get("QUAESTIO_DATA")
-            or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA = Path(
+    os.environ.get("QUAESTIO_DATA")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "data"
+)
 TREC = DATA / "trec" / "train_5500.label"
 XQUAD = DATA / "multilingual_qa" / "xquad" / "xquad_en_es_questions.jsonl"
 
 _NUMBER_FINE = {"dist", "weight", "speed", "temp", "volsize", "ord", "other"}
-_NUM = {"money": "amount", "date": "date", "perc": "percentage", "count": "number",
-        "period": "duration"}
+_NUM = {
+    "money": "amount",
+    "date": "date",
+    "perc": "percentage",
+    "count": "number",
+    "period": "duration",
+}
 _EMAIL = re.compile(r"\be-?mail\b", re.I)
 _WEB = re.compile(r"\b(?:web\s*sites?|web\s+address|home\s*page|internet|on-?line|url)\b", re.I)
 _PHONE = re.compile(r"\b(?:tele)?phone\b", re.I)
@@ -80,7 +87,7 @@ def predict(questions: list[str], sats) -> list[str]:
     from quaestio.analysis.answer import answer_shape_and_type
     from quaestio.analysis.pipeline import DEFAULT_STEPS
 
-    steps = DEFAULT_STEPS[:DEFAULT_STEPS.index(answer_shape_and_type) + 1]
+    steps = DEFAULT_STEPS[: DEFAULT_STEPS.index(answer_shape_and_type) + 1]
     frame = parse_questions(questions, sats, steps=steps, as_="polars")
     return frame["answer_type"].to_list()
 
@@ -88,11 +95,16 @@ def predict(questions: list[str], sats) -> list[str]:
 def report_trec(rows, predicted, errors: int, show: str | None) -> None:
     gold = [gold_type(label, q) for label, q in rows]
     scored = [SCORED_AS.get(p, p) for p in predicted]
-    halves = {"even": range(0, len(rows), 2), "odd": range(1, len(rows), 2),
-              "all": range(len(rows))}
+    halves = {
+        "even": range(0, len(rows), 2),
+        "odd": range(1, len(rows), 2),
+        "all": range(len(rows)),
+    }
     classes = sorted(set(gold), key=lambda c: -gold.count(c))
-    print(f"TREC train_5500: {len(rows):,} questions; answer_type accuracy "
-          "(organization scored as text, address as location)\n")
+    print(
+        f"TREC train_5500: {len(rows):,} questions; answer_type accuracy "
+        "(organization scored as text, address as location)\n"
+    )
     print(f"{'class':<12} " + " ".join(f"{h + ' n':>8} {h + ' acc':>9}" for h in halves))
     print("-" * (13 + 19 * len(halves)))
     for cls in ["ALL", *classes]:
@@ -103,8 +115,10 @@ def report_trec(rows, predicted, errors: int, show: str | None) -> None:
             cells.append(f"{len(keep):>8,} {right / len(keep) if keep else 0:>9.1%}")
         print(f"{cls:<12} " + " ".join(cells))
     non_text = [i for i in range(len(rows)) if gold[i] != "text"]
-    print(f"\nnon-text classes only (all rows): "
-          f"{sum(scored[i] == gold[i] for i in non_text) / len(non_text):.1%} of {len(non_text):,}")
+    print(
+        f"\nnon-text classes only (all rows): "
+        f"{sum(scored[i] == gold[i] for i in non_text) / len(non_text):.1%} of {len(non_text):,}"
+    )
     confusion = Counter((gold[i], scored[i]) for i in range(len(rows)) if gold[i] != scored[i])
     print(f"\nlargest errors, all rows (gold -> predicted): {sum(confusion.values()):,} in all")
     for (g, p), n in confusion.most_common(errors):
@@ -123,13 +137,17 @@ def report_xquad(sats, errors: int) -> None:
     spanish = predict([r["question_es"] for r in records], sats)
     print(f"\nXQuAD: {len(records):,} EN/ES question pairs; type agreement (silver)\n")
     print(f"{'half':<6} {'pairs':>6} {'agree':>7}")
-    for name, idx in (("even", range(0, len(records), 2)), ("odd", range(1, len(records), 2)),
-                      ("all", range(len(records)))):
+    for name, idx in (
+        ("even", range(0, len(records), 2)),
+        ("odd", range(1, len(records), 2)),
+        ("all", range(len(records))),
+    ):
         agree = sum(english[i] == spanish[i] for i in idx)
         print(f"{name:<6} {len(idx):>6,} {agree / len(idx):>7.1%}")
     print(f"\nEN type distribution: {dict(Counter(english).most_common())}")
-    confusion = Counter((english[i], spanish[i]) for i in range(len(records))
-                        if english[i] != spanish[i])
+    confusion = Counter(
+        (english[i], spanish[i]) for i in range(len(records)) if english[i] != spanish[i]
+    )
     print("most frequent disagreements (EN -> ES):")
     for (en, es), n in confusion.most_common(errors):
         print(f"  {en:>11} -> {es:<12} {n:>5}")
@@ -138,12 +156,16 @@ def report_xquad(sats, errors: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--errors", type=int, default=12, help="confusion rows to print")
-    parser.add_argument("--show", help="print even-row errors of one gold class, e.g. "
-                                       "'location' or 'location->text'")
+    parser.add_argument(
+        "--show",
+        help="print even-row errors of one gold class, e.g. 'location' or 'location->text'",
+    )
     args = parser.parse_args()
     if not TREC.exists() or not XQUAD.exists():
-        sys.exit(f"needs the public data in {DATA} (trec/train_5500.label and "
-                 "multilingual_qa/xquad/xquad_en_es_questions.jsonl); not found")
+        sys.exit(
+            f"needs the public data in {DATA} (trec/train_5500.label and "
+            "multilingual_qa/xquad/xquad_en_es_questions.jsonl); not found"
+        )
     from quaestio import prepare
 
     sats = prepare()

@@ -22,8 +22,10 @@ from collections import Counter
 from pathlib import Path
 
 # QUAESTIO_DATA points elsewhere (a git worktree is not beside ../shared).
-DATA = Path(os.environ.get("QUAESTIO_DATA")
-            or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA = Path(
+    os.environ.get("QUAESTIO_DATA")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "data"
+)
 CLARIQ = DATA / "clariq" / "clariq_requests.jsonl"
 AMBIGNQ = DATA / "ambigqa" / "dev_light.json"
 INSURANCE = DATA / "insuranceqa" / "insuranceqa_v2_questions.jsonl"
@@ -67,8 +69,10 @@ def _examples(questions: list[str], reasons: list, gold: list[bool], show: int) 
     if not show:
         return
     even = range(0, len(questions), 2)
-    for label, keep in (("false positive", lambda i: reasons[i] and not gold[i]),
-                        ("missed", lambda i: not reasons[i] and gold[i])):
+    for label, keep in (
+        ("false positive", lambda i: reasons[i] and not gold[i]),
+        ("missed", lambda i: not reasons[i] and gold[i]),
+    ):
         for i in [i for i in even if keep(i)][:show]:
             print(f"      {label} [{reasons[i]}] {questions[i]}")
 
@@ -79,9 +83,10 @@ def clariq(show: int) -> None:
     reasons = _suggest(questions)
     said = [bool(r) for r in reasons]
     need = [r["clarification_need"] for r in rows]
-    _table(f"ClariQ requests ({len(rows)}; P / R (suggested/rows))",
-           [("need >= 3", said, [n >= 3 for n in need]),
-            ("need >= 2", said, [n >= 2 for n in need])])
+    _table(
+        f"ClariQ requests ({len(rows)}; P / R (suggested/rows))",
+        [("need >= 3", said, [n >= 3 for n in need]), ("need >= 2", said, [n >= 2 for n in need])],
+    )
     print(f"  reasons (all rows): {dict(Counter(r for r in reasons if r).most_common())}")
     _examples(questions, reasons, [n >= 2 for n in need], show)
 
@@ -91,8 +96,10 @@ def ambignq(show: int) -> None:
     questions = [r["question"] for r in rows]
     gold = [any(a["type"] == "multipleQAs" for a in r["annotations"]) for r in rows]
     reasons = _suggest(questions)
-    _table(f"AmbigNQ dev light ({len(rows)}; {sum(gold)} ambiguous)",
-           [("multipleQAs = ambiguous", [bool(r) for r in reasons], gold)])
+    _table(
+        f"AmbigNQ dev light ({len(rows)}; {sum(gold)} ambiguous)",
+        [("multipleQAs = ambiguous", [bool(r) for r in reasons], gold)],
+    )
     print(f"  reasons (all rows): {dict(Counter(r for r in reasons if r).most_common())}")
     _examples(questions, reasons, gold, show)
 
@@ -101,13 +108,14 @@ def insurance(show: int) -> None:
     questions = [json.loads(line)["question"] for line in INSURANCE.open()]
     reasons = _suggest(questions)
     halves = _halves(len(questions))
-    print(f"\nInsuranceQA V2 ({len(questions):,} clear questions)"
-          + "".join(f"{h:>26}" for h in HALVES))
+    print(
+        f"\nInsuranceQA V2 ({len(questions):,} clear questions)"
+        + "".join(f"{h:>26}" for h in HALVES)
+    )
     rate = {h: sum(bool(reasons[i]) for i in idx) / len(idx) for h, idx in halves.items()}
     print(f"  {'false positive: suggested':<30}" + "".join(f"{rate[h]:>26.2%}" for h in HALVES))
     for reason, count in Counter(r for r in reasons if r).most_common():
-        share = {h: sum(reasons[i] == reason for i in idx) / len(idx)
-                 for h, idx in halves.items()}
+        share = {h: sum(reasons[i] == reason for i in idx) / len(idx) for h, idx in halves.items()}
         print(f"    {reason:<28}" + "".join(f"{share[h]:>26.2%}" for h in HALVES))
     _examples(questions, reasons, [False] * len(questions), show)
 

@@ -42,8 +42,14 @@ NEGATIVES = {
     "number": ["Sequence/{L}/GUIDModel.json"],
 }
 LANGUAGES = {"English": "en", "Spanish": "es"}
-TARGETS = {"amount": 0.95, "percentage": 0.95, "email": 0.95, "url": 0.95, "date": 0.90,
-           "phone": 0.90}
+TARGETS = {
+    "amount": 0.95,
+    "percentage": 0.95,
+    "email": 0.95,
+    "url": 0.95,
+    "date": 0.90,
+    "phone": 0.90,
+}
 
 
 def load(path: Path) -> list[dict]:
@@ -90,9 +96,15 @@ class Score:
 
     def row(self) -> list[str]:
         pct = lambda n, d: f"{100 * n / d:5.1f}" if d else "    -"  # noqa: E731
-        return [str(self.cases), str(self.gold), str(self.pred),
-                pct(self.p_exact, self.pred), pct(self.r_exact, self.gold),
-                pct(self.p_overlap, self.pred), pct(self.r_overlap, self.gold)]
+        return [
+            str(self.cases),
+            str(self.gold),
+            str(self.pred),
+            pct(self.p_exact, self.pred),
+            pct(self.r_exact, self.gold),
+            pct(self.p_overlap, self.pred),
+            pct(self.r_overlap, self.gold),
+        ]
 
 
 def evaluate(specs: Path, show: str | None) -> dict:
@@ -106,24 +118,34 @@ def evaluate(specs: Path, show: str | None) -> dict:
                     continue
                 for case in load(path):
                     text = case["Input"]
-                    pred = [(v.start, v.end) for v in
-                            find_values(text, answer_type, language=lang, satellites=sats)]
+                    pred = [
+                        (v.start, v.end)
+                        for v in find_values(text, answer_type, language=lang, satellites=sats)
+                    ]
                     gold = gold_spans(case, kinds)
                     bucket = "unsupported" if unsupported(case) else "supported"
                     for key in ((answer_type, lang, bucket), (answer_type, "all", bucket)):
                         ok = scores[key].add(pred, gold)
                     if show == answer_type and not ok and bucket == "supported":
-                        print(f"  {lang} gold={[text[a:b] for a, b in gold]} "
-                              f"pred={[text[a:b] for a, b in pred]} | {text[:110]!r}")
+                        print(
+                            f"  {lang} gold={[text[a:b] for a, b in gold]} "
+                            f"pred={[text[a:b] for a, b in pred]} | {text[:110]!r}"
+                        )
             for neg in NEGATIVES.get(answer_type, []):
                 path = specs / neg.format(L=folder)
                 if not path.exists():
                     continue
                 for case in load(path):
-                    pred = [(v.start, v.end) for v in find_values(
-                        case["Input"], answer_type, language=lang, satellites=sats)]
-                    for key in ((answer_type, lang, "supported"),
-                                (answer_type, "all", "supported")):
+                    pred = [
+                        (v.start, v.end)
+                        for v in find_values(
+                            case["Input"], answer_type, language=lang, satellites=sats
+                        )
+                    ]
+                    for key in (
+                        (answer_type, lang, "supported"),
+                        (answer_type, "all", "supported"),
+                    ):
                         scores[key].pred += len(pred)
                     if show == answer_type and pred:
                         print(f"  NEGATIVE {lang} pred={[case['Input'][a:b] for a, b in pred]}")
@@ -136,8 +158,12 @@ ONE_CHARACTER = ("changed digit", "swapped pair")
 def iban_figures(folder: Path) -> tuple[int, int, int, int]:
     """(found whole, examples, one-character corruptions rejected, tried): mod-97's share."""
     found, total, kinds = iban_detail(folder)
-    return (found, total, sum(kinds[k][0] for k in ONE_CHARACTER if k in kinds),
-            sum(kinds[k][1] for k in ONE_CHARACTER if k in kinds))
+    return (
+        found,
+        total,
+        sum(kinds[k][0] for k in ONE_CHARACTER if k in kinds),
+        sum(kinds[k][1] for k in ONE_CHARACTER if k in kinds),
+    )
 
 
 def iban_detail(folder: Path) -> tuple[int, int, dict[str, list[int]]]:
@@ -150,8 +176,9 @@ def iban_detail(folder: Path) -> tuple[int, int, dict[str, list[int]]]:
             iban = line.strip()
             if not iban:
                 continue
-            compact = "".join(ch for ch in regex.sub(r"^IBAN\W*", "", iban, flags=regex.I)
-                              if ch.isalnum()).upper()
+            compact = "".join(
+                ch for ch in regex.sub(r"^IBAN\W*", "", iban, flags=regex.I) if ch.isalnum()
+            ).upper()
             total += 1
             text = f"Please transfer the premium to IBAN {iban} before Friday."
             values = find_values(text, "iban", satellites=sats)
@@ -175,18 +202,24 @@ def corruptions(iban: str) -> list[tuple[str, str]]:
         changed = chars.copy()
         changed[i] = str((int(chars[i]) + 1) % 10)
         out.append(("changed digit", "".join(changed)))
-    pairs = [i for i in range(5, len(chars) - 1)
-             if chars[i].isalnum() and chars[i + 1].isalnum() and chars[i] != chars[i + 1]]
+    pairs = [
+        i
+        for i in range(5, len(chars) - 1)
+        if chars[i].isalnum() and chars[i + 1].isalnum() and chars[i] != chars[i + 1]
+    ]
     if pairs:
         i = pairs[len(pairs) // 2]
         swapped = chars.copy()
         swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
         out.append(("swapped pair", "".join(swapped)))
-    compact = "".join(ch for ch in regex.sub(r"^IBAN\W*", "", iban, flags=regex.I)
-                      if ch.isalnum()).upper()
+    compact = "".join(
+        ch for ch in regex.sub(r"^IBAN\W*", "", iban, flags=regex.I) if ch.isalnum()
+    ).upper()
     middle = 4 + (len(compact) - 4) // 2
-    for kind, bban in (("dropped char, checksum fixed", compact[4:middle] + compact[middle + 1:]),
-                       ("doubled char, checksum fixed", compact[4:middle + 1] + compact[middle:])):
+    for kind, bban in (
+        ("dropped char, checksum fixed", compact[4:middle] + compact[middle + 1 :]),
+        ("doubled char, checksum fixed", compact[4 : middle + 1] + compact[middle:]),
+    ):
         out.append((kind, with_check_digits(compact[:2], bban)))
     return out
 
@@ -208,26 +241,47 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: {specs} is absent (pass --data)")
         return 0
     scores = {} if args.iban_only else evaluate(specs, args.failures)
-    head = ["type", "lang", "cases", "gold", "pred", "P exact", "R exact", "P overlap",
-            "R overlap", "target R"]
+    head = [
+        "type",
+        "lang",
+        "cases",
+        "gold",
+        "pred",
+        "P exact",
+        "R exact",
+        "P overlap",
+        "R overlap",
+        "target R",
+    ]
     for bucket in ("supported", "unsupported") if scores else ():
-        print(f"\n{bucket} cases" + (" (upstream NotSupported / NotSupportedByDesign)"
-                                     if bucket == "unsupported" else ""))
+        print(
+            f"\n{bucket} cases"
+            + (
+                " (upstream NotSupported / NotSupportedByDesign)"
+                if bucket == "unsupported"
+                else ""
+            )
+        )
         print(" | ".join(f"{h:>9}" for h in head))
         for (answer_type, lang, b), score in sorted(scores.items()):
             if b != bucket:
                 continue
-            target = f"{TARGETS[answer_type]:.0%}" if answer_type in TARGETS and \
-                bucket == "supported" and lang == "all" else ""
+            target = (
+                f"{TARGETS[answer_type]:.0%}"
+                if answer_type in TARGETS and bucket == "supported" and lang == "all"
+                else ""
+            )
             print(" | ".join(f"{c:>9}" for c in [answer_type, lang, *score.row(), target]))
     ibans = args.data / "iban_examples" / "example-ibans"
     if ibans.is_dir():
         found, total, kinds = iban_detail(ibans)
         rejected = sum(kinds[k][0] for k in ONE_CHARACTER)
         corrupted = sum(kinds[k][1] for k in ONE_CHARACTER)
-        print(f"\nIBAN: {found}/{total} examples found whole ({100 * found / total:.1f}%); "
-              f"{rejected}/{corrupted} one-character corruptions rejected "
-              f"({100 * rejected / corrupted:.1f}%)")
+        print(
+            f"\nIBAN: {found}/{total} examples found whole ({100 * found / total:.1f}%); "
+            f"{rejected}/{corrupted} one-character corruptions rejected "
+            f"({100 * rejected / corrupted:.1f}%)"
+        )
         for kind, (r, n) in kinds.items():
             print(f"  {kind}: {r}/{n} rejected ({100 * r / n:.1f}%)")
     return 0

@@ -32,8 +32,10 @@ from collections import Counter
 from pathlib import Path
 
 # QUAESTIO_DATA points elsewhere (a git worktree is not beside ../shared).
-DATA = Path(os.environ.get("QUAESTIO_DATA")
-            or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA = Path(
+    os.environ.get("QUAESTIO_DATA")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "data"
+)
 HOTPOT = DATA / "hotpotqa" / "hotpot_dev_questions.jsonl"
 BREAK = DATA / "break" / "QDMR-high-level" / "dev.csv"
 INSURANCE = DATA / "insuranceqa" / "insuranceqa_v2_questions.jsonl"
@@ -70,8 +72,9 @@ def hotpot(show: int) -> None:
     patterns, prefilter, _ = _parse([r["question"] for r in rows])
     print(f"\nHotpotQA dev ({len(rows):,} questions)" + "".join(f"{h:>18}" for h in HALVES))
     for kind, gold in (("comparison", "independent"), ("bridge", "sequential")):
-        groups = {h: [i for i in idx if rows[i]["type"] == kind]
-                  for h, idx in _halves(len(rows)).items()}
+        groups = {
+            h: [i for i in idx if rows[i]["type"] == kind] for h, idx in _halves(len(rows)).items()
+        }
         _line(f"{kind}: passes the prefilter", prefilter, groups)
         _line(f"{kind}: recognized as compound", [p != "single" for p in patterns], groups)
         _line(f"{kind}: pattern = {gold}", [p == gold for p in patterns], groups)
@@ -100,21 +103,36 @@ def breakqa(show: int) -> None:
     patterns, _, _ = _parse([r["question_text"] for r in rows])
     said = [p != "single" for p in patterns]
     halves = _halves(len(rows))
-    print(f"\nBreak QDMR high-level dev ({len(rows):,} questions)"
-          + "".join(f"{h:>18}" for h in HALVES))
-    for name, column in (("multi-step (>1 step, refers to #k)", 0),
-                         ("strict (>1 step refers to #k)", 1)):
+    print(
+        f"\nBreak QDMR high-level dev ({len(rows):,} questions)"
+        + "".join(f"{h:>18}" for h in HALVES)
+    )
+    for name, column in (
+        ("multi-step (>1 step, refers to #k)", 0),
+        ("strict (>1 step refers to #k)", 1),
+    ):
         compound = [g[column] for g in gold]
         share = {h: sum(compound[i] for i in idx) / len(idx) for h, idx in halves.items()}
         print(f"  {name}")
-        print(f"  {'  share of compound questions':<44}"
-              + "".join(f"{share[h]:>18.1%}" for h in HALVES))
-        _line("  recall (compound recognized)",
-              said, {h: [i for i in idx if compound[i]] for h, idx in halves.items()})
-        _line("  precision (recognized is compound)",
-              compound, {h: [i for i in idx if said[i]] for h, idx in halves.items()})
-        _line("  single recognized as single", [not s for s in said],
-              {h: [i for i in idx if not compound[i]] for h, idx in halves.items()})
+        print(
+            f"  {'  share of compound questions':<44}"
+            + "".join(f"{share[h]:>18.1%}" for h in HALVES)
+        )
+        _line(
+            "  recall (compound recognized)",
+            said,
+            {h: [i for i in idx if compound[i]] for h, idx in halves.items()},
+        )
+        _line(
+            "  precision (recognized is compound)",
+            compound,
+            {h: [i for i in idx if said[i]] for h, idx in halves.items()},
+        )
+        _line(
+            "  single recognized as single",
+            [not s for s in said],
+            {h: [i for i in idx if not compound[i]] for h, idx in halves.items()},
+        )
         _line("  accuracy", [s == c for s, c in zip(said, compound)], halves)
     for target in ("independent", "sequential"):
         groups = {h: [i for i in idx if gold[i][2] == target] for h, idx in halves.items()}
@@ -128,8 +146,10 @@ def insurance(show: int) -> None:
     questions = [json.loads(line)["question"] for line in INSURANCE.open()]
     patterns, prefilter, _ = _parse(questions)
     halves = _halves(len(questions))
-    print(f"\nInsuranceQA V2 ({len(questions):,} real single questions)"
-          + "".join(f"{h:>18}" for h in HALVES))
+    print(
+        f"\nInsuranceQA V2 ({len(questions):,} real single questions)"
+        + "".join(f"{h:>18}" for h in HALVES)
+    )
     _line("passes the prefilter", prefilter, halves)
     _line("false positive: not single", [p != "single" for p in patterns], halves)
     for pattern in ("independent", "sequential", "unified", "conditional"):

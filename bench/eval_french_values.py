@@ -64,8 +64,9 @@ def evaluate(rows: list[dict], show: str | None, show_half: str) -> dict:
     counts: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
     hit = lambda a, b: a[0] < b[1] and b[0] < a[1]  # noqa: E731
     for row in rows:
-        types = {"none": TYPES, "none_amount": ("amount",)}.get(row["answer_type"],
-                                                              (row["answer_type"],))
+        types = {"none": TYPES, "none_amount": ("amount",)}.get(
+            row["answer_type"], (row["answer_type"],)
+        )
         for answer_type in types:
             text = row["text"]
             extra = {"reference_date": row.get("reference") or None} if RESOLVES else {}
@@ -82,12 +83,16 @@ def evaluate(rows: list[dict], show: str | None, show_half: str) -> dict:
             c["p_exact"] += sum(p in gold for p in pred)
             if row.get("value") and row["answer_type"] == answer_type:
                 c["valued"] += 1
-                c["value_right"] += any(str(v.value) in row["value"].split("|") for v in values
-                                        if any(hit((v.start, v.end), g) for g in gold))
-            if show == answer_type and row["half"] == show_half and \
-                    sorted(pred) != sorted(gold):
-                print(f"  {row['id']} gold={[text[a:b] for a, b in gold]} "
-                      f"pred={[text[a:b] for a, b in pred]} | {text[:100]!r}")
+                c["value_right"] += any(
+                    str(v.value) in row["value"].split("|")
+                    for v in values
+                    if any(hit((v.start, v.end), g) for g in gold)
+                )
+            if show == answer_type and row["half"] == show_half and sorted(pred) != sorted(gold):
+                print(
+                    f"  {row['id']} gold={[text[a:b] for a, b in gold]} "
+                    f"pred={[text[a:b] for a, b in pred]} | {text[:100]!r}"
+                )
     return counts
 
 
@@ -95,15 +100,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--failures", metavar="TYPE", help="print the misses of one type")
-    parser.add_argument("--half", default="tune", choices=("tune", "heldout", "unseen"),
-                        help="the half whose misses --failures prints (default: tune)")
+    parser.add_argument(
+        "--half",
+        default="tune",
+        choices=("tune", "heldout", "unseen"),
+        help="the half whose misses --failures prints (default: tune)",
+    )
     args = parser.parse_args(argv)
     with args.data.open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     counts = evaluate(rows, args.failures, args.half)
     pct = lambda n, d: f"{100 * n / d:5.1f}" if d else "    -"  # noqa: E731
-    head = ["type", "half", "gold", "pred", "P overlap", "R overlap", "P exact", "R exact",
-            "value", "target"]
+    head = [
+        "type",
+        "half",
+        "gold",
+        "pred",
+        "P overlap",
+        "R overlap",
+        "P exact",
+        "R exact",
+        "value",
+        "target",
+    ]
     print(" | ".join(f"{h:>10}" for h in head))
     notes: list[str] = []
     for answer_type in TYPES:
@@ -111,21 +130,37 @@ def main(argv: list[str] | None = None) -> int:
             c = counts[(answer_type, half)]
             if not c["gold"]:
                 if c["negatives"]:
-                    notes.append(f"{answer_type} {half}: {c['pred']} value(s) found in "
-                                 f"{c['negatives']} rows that hold none")
+                    notes.append(
+                        f"{answer_type} {half}: {c['pred']} value(s) found in "
+                        f"{c['negatives']} rows that hold none"
+                    )
                 continue
-            met = (c["gold"] and c["pred"] and c["r_overlap"] / c["gold"] >= TARGET_RECALL
-                   and c["p_overlap"] / c["pred"] >= TARGET_PRECISION)
-            cells = [answer_type, half, c["gold"], c["pred"], pct(c["p_overlap"], c["pred"]),
-                     pct(c["r_overlap"], c["gold"]), pct(c["p_exact"], c["pred"]),
-                     pct(c["r_exact"], c["gold"]), pct(c["value_right"], c["valued"]),
-                     "met" if met else "missed"]
+            met = (
+                c["gold"]
+                and c["pred"]
+                and c["r_overlap"] / c["gold"] >= TARGET_RECALL
+                and c["p_overlap"] / c["pred"] >= TARGET_PRECISION
+            )
+            cells = [
+                answer_type,
+                half,
+                c["gold"],
+                c["pred"],
+                pct(c["p_overlap"], c["pred"]),
+                pct(c["r_overlap"], c["gold"]),
+                pct(c["p_exact"], c["pred"]),
+                pct(c["r_exact"], c["gold"]),
+                pct(c["value_right"], c["valued"]),
+                "met" if met else "missed",
+            ]
             print(" | ".join(f"{x:>10}" for x in cells))
     for note in notes:
         print(note)
-    print(f"\ntarget: overlap recall >= {TARGET_RECALL:.0%} at precision >= "
-          f"{TARGET_PRECISION:.0%}; value: the date resolved against the row's reference date "
-          f"(unseen dates); {len(rows)} rows from {args.data.name}")
+    print(
+        f"\ntarget: overlap recall >= {TARGET_RECALL:.0%} at precision >= "
+        f"{TARGET_PRECISION:.0%}; value: the date resolved against the row's reference date "
+        f"(unseen dates); {len(rows)} rows from {args.data.name}"
+    )
     return 0
 
 

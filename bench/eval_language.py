@@ -24,9 +24,11 @@ def main() -> None:
     if not xquad.exists() or not insurance.exists():
         sys.exit(f"needs the public data in {DATA}")
     rows = [json.loads(line) for line in xquad.open()]
-    sets = {"xquad en": ([r["question_en"] for r in rows], "en"),
-            "xquad es": ([r["question_es"] for r in rows], "es"),
-            "insuranceqa en": ([json.loads(line)["question"] for line in insurance.open()], "en")}
+    sets = {
+        "xquad en": ([r["question_en"] for r in rows], "en"),
+        "xquad es": ([r["question_es"] for r in rows], "es"),
+        "insuranceqa en": ([json.loads(line)["question"] for line in insurance.open()], "en"),
+    }
     sats = prepare()
     print(f"{'set':<16} {'questions':>9} {'accuracy':>9}  most frequent errors")
     for name, (questions, gold) in sets.items():

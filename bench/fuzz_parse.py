@@ -39,15 +39,16 @@ def main() -> None:
     slow: list[tuple[float, int, str]] = []
     started, cpu = time.perf_counter(), time.process_time()
     for offset in range(0, len(questions), args.batch):
-        part = questions[offset:offset + args.batch]
+        part = questions[offset : offset + args.batch]
         try:
             qdf = parse_questions(part, sats, as_="polars")
         except Exception as exc:  # the whole batch lost: the worst crash
             crashes.append((offset, f"batch raised {type(exc).__name__}: {exc}"))
             continue
         rows_out += qdf.height
-        for n, (code, message, ms) in enumerate(qdf.select(
-                "error_code", "error_message", "latency_ms").iter_rows()):
+        for n, (code, message, ms) in enumerate(
+            qdf.select("error_code", "error_message", "latency_ms").iter_rows()
+        ):
             codes[code or "ok"] += 1
             if code == "internal_error":
                 crashes.append((offset + n, message))
@@ -65,26 +66,38 @@ def main() -> None:
         except Exception as exc:
             crashes.append((f"long {i}", f"{type(exc).__name__}: {exc}"))
             continue
-        long_times.append((time.process_time() - cpu, time.perf_counter() - wall, i,
-                           collections.Counter(warnings)))
+        long_times.append(
+            (
+                time.process_time() - cpu,
+                time.perf_counter() - wall,
+                i,
+                collections.Counter(warnings),
+            )
+        )
     rows_in = len(questions) + args.long
     rows_out += len(long_times)
     print(f"rows in {rows_in:,}  rows out {rows_out:,}  crashes {len(crashes)}")
-    print(f"batch: {len(questions):,} questions in {batch_wall:.1f} s wall, "
-          f"{batch_cpu:.1f} s CPU; codes {dict(codes)}")
+    print(
+        f"batch: {len(questions):,} questions in {batch_wall:.1f} s wall, "
+        f"{batch_cpu:.1f} s CPU; codes {dict(codes)}"
+    )
     for where, message in crashes[:10]:
         print(f"  crash at {where}: {str(message)[:200]}")
     slow.sort(reverse=True)
     for ms, n, _ in slow[:3]:
         q = questions[n]
-        print(f"  slowest in batch: {ms:.0f} ms, {len(q) if isinstance(q, str) else '-'} "
-              f"chars, #{n}: {str(q)[:60]!r}")
+        print(
+            f"  slowest in batch: {ms:.0f} ms, {len(q) if isinstance(q, str) else '-'} "
+            f"chars, #{n}: {str(q)[:60]!r}"
+        )
     if long_times:
         worst = max(long_times)
-        print(f"100k-character questions: {len(long_times)}, slowest {worst[0]:.2f} s CPU "
-              f"({worst[1]:.2f} s wall, #{worst[2]}), median "
-              f"{sorted(t[0] for t in long_times)[len(long_times) // 2]:.2f} s CPU; "
-              f"warnings of the slowest {dict(worst[3])}")
+        print(
+            f"100k-character questions: {len(long_times)}, slowest {worst[0]:.2f} s CPU "
+            f"({worst[1]:.2f} s wall, #{worst[2]}), median "
+            f"{sorted(t[0] for t in long_times)[len(long_times) // 2]:.2f} s CPU; "
+            f"warnings of the slowest {dict(worst[3])}"
+        )
 
 
 if __name__ == "__main__":

@@ -31,15 +31,15 @@ _PERCENT = re.compile(r"^\s*-?\d[\d.,]*\s*%\s*$")
 
 def _frame(prefix: str, questions: list[str], **fields) -> pl.DataFrame:
     ids = [f"{prefix}{i}" for i in range(len(questions))]
-    return pl.DataFrame({"question_id": ids, "question": questions, **fields},
-                        strict=False)
+    return pl.DataFrame({"question_id": ids, "question": questions, **fields}, strict=False)
 
 
 def trec() -> pl.DataFrame:
     """TREC train_5500 → answer_type (README mapping; e-mail/url/phone decisions)."""
     rows = read_trec()
-    return _frame("trec", [q for _, q in rows],
-                  answer_type=[gold_type(label, q) for label, q in rows])
+    return _frame(
+        "trec", [q for _, q in rows], answer_type=[gold_type(label, q) for label, q in rows]
+    )
 
 
 def xquad() -> pl.DataFrame:
@@ -53,8 +53,11 @@ def hotpotqa() -> pl.DataFrame:
     """HotpotQA dev → decomposition_pattern: comparison → independent, bridge → sequential."""
     rows = [json.loads(line) for line in HOTPOT.open()]
     pattern = {"comparison": "independent", "bridge": "sequential"}
-    return _frame("hotpot", [r["question"] for r in rows],
-                  decomposition_pattern=[pattern.get(r["type"]) for r in rows])
+    return _frame(
+        "hotpot",
+        [r["question"] for r in rows],
+        decomposition_pattern=[pattern.get(r["type"]) for r in rows],
+    )
 
 
 def break_qdmr() -> pl.DataFrame:
@@ -62,31 +65,42 @@ def break_qdmr() -> pl.DataFrame:
     rows = list(csv.DictReader(BREAK.open()))
     gold = [_break_gold(r["decomposition"], ast.literal_eval(r["operators"]))[2] for r in rows]
     keep = [i for i, g in enumerate(gold) if g]
-    return _frame("break", [rows[i]["question_text"] for i in keep],
-                  decomposition_pattern=[gold[i] for i in keep])
+    return _frame(
+        "break",
+        [rows[i]["question_text"] for i in keep],
+        decomposition_pattern=[gold[i] for i in keep],
+    )
 
 
 def clariq() -> pl.DataFrame:
     """ClariQ requests → needs_clarification = clarification_need >= 3."""
     rows = [json.loads(line) for line in CLARIQ.open()]
-    return _frame("clariq", [r["initial_request"] for r in rows],
-                  needs_clarification=[r["clarification_need"] >= 3 for r in rows])
+    return _frame(
+        "clariq",
+        [r["initial_request"] for r in rows],
+        needs_clarification=[r["clarification_need"] >= 3 for r in rows],
+    )
 
 
 def ambignq() -> pl.DataFrame:
     """AmbigNQ dev → needs_clarification = some annotation is multipleQAs."""
     rows = json.load(AMBIGNQ.open())
-    return _frame("ambignq", [r["question"] for r in rows],
-                  needs_clarification=[any(a["type"] == "multipleQAs"
-                                           for a in r["annotations"]) for r in rows])
+    return _frame(
+        "ambignq",
+        [r["question"] for r in rows],
+        needs_clarification=[
+            any(a["type"] == "multipleQAs" for a in r["annotations"]) for r in rows
+        ],
+    )
 
 
 def insuranceqa() -> pl.DataFrame:
     """InsuranceQA V2 real questions → single, no clarification (false-positive rates)."""
     questions = [json.loads(line)["question"] for line in INSURANCE.open()]
     n = len(questions)
-    return _frame("insqa", questions, decomposition_pattern=["single"] * n,
-                  needs_clarification=[False] * n)
+    return _frame(
+        "insqa", questions, decomposition_pattern=["single"] * n, needs_clarification=[False] * n
+    )
 
 
 def financebench() -> pl.DataFrame:
@@ -104,10 +118,16 @@ def financebench() -> pl.DataFrame:
     return _frame("fb", [q for q, _ in typed], answer_type=[k for _, k in typed])
 
 
-BUILDERS = {"trec": (trec, TREC), "xquad": (xquad, XQUAD), "hotpotqa": (hotpotqa, HOTPOT),
-            "break": (break_qdmr, BREAK), "clariq": (clariq, CLARIQ),
-            "ambignq": (ambignq, AMBIGNQ), "insuranceqa": (insuranceqa, INSURANCE),
-            "financebench": (financebench, FINANCEBENCH)}
+BUILDERS = {
+    "trec": (trec, TREC),
+    "xquad": (xquad, XQUAD),
+    "hotpotqa": (hotpotqa, HOTPOT),
+    "break": (break_qdmr, BREAK),
+    "clariq": (clariq, CLARIQ),
+    "ambignq": (ambignq, AMBIGNQ),
+    "insuranceqa": (insuranceqa, INSURANCE),
+    "financebench": (financebench, FINANCEBENCH),
+}
 
 
 def available() -> dict[str, pl.DataFrame]:
@@ -121,5 +141,7 @@ if __name__ == "__main__":
     for name, frame in available().items():
         # CSV cannot hold lists; none of these gold frames has one.
         frame.write_csv(out / f"{name}.csv")
-        print(f"{out / name}.csv: {frame.height:,} questions, fields "
-              f"{', '.join(c for c in frame.columns if c not in ('question_id', 'question'))}")
+        print(
+            f"{out / name}.csv: {frame.height:,} questions, fields "
+            f"{', '.join(c for c in frame.columns if c not in ('question_id', 'question'))}"
+        )

@@ -29,24 +29,42 @@ import pandas as pd
 
 from quaestio.retrieval import add_documents, build_index, open_index, search
 
-WORDS = ("premium deductible policy insured claim renewal liability coverage indemnity "
-         "exclusion supplier invoice payment termination notice warranty damages "
-         "confidential agreement schedule clause obligation breach remedy fee").split()
-TITLES = ("Premium", "Claims", "Liability", "Termination", "Payment", "Warranty",
-          "Confidentiality", "Renewal", "Notices", "Schedule", "Exclusions", "Support")
+WORDS = (
+    "premium deductible policy insured claim renewal liability coverage indemnity "
+    "exclusion supplier invoice payment termination notice warranty damages "
+    "confidential agreement schedule clause obligation breach remedy fee"
+).split()
+TITLES = (
+    "Premium",
+    "Claims",
+    "Liability",
+    "Termination",
+    "Payment",
+    "Warranty",
+    "Confidentiality",
+    "Renewal",
+    "Notices",
+    "Schedule",
+    "Exclusions",
+    "Support",
+)
 
 
 def corpus(n: int, sections: int, seed: int, start: int = 0) -> pd.DataFrame:
     rng = random.Random(seed)
     docs = []
     for i in range(start, start + n):
-        body = [f"# Contract {i}\n\nAgreement between Acme and client{i} "
-                f"({rng.choice(['France', 'Spain', 'Germany'])})."]
+        body = [
+            f"# Contract {i}\n\nAgreement between Acme and client{i} "
+            f"({rng.choice(['France', 'Spain', 'Germany'])})."
+        ]
         for j in range(sections):
-            sentences = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16)))
-                         + f" of EUR {rng.randint(1, 99)},{rng.randint(100, 999)}.00 on "
-                         f"{rng.randint(1, 28)} March {rng.randint(2000, 2030)} (ref{i}x{j})."
-                         for _ in range(rng.randint(3, 6))]
+            sentences = [
+                " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16)))
+                + f" of EUR {rng.randint(1, 99)},{rng.randint(100, 999)}.00 on "
+                f"{rng.randint(1, 28)} March {rng.randint(2000, 2030)} (ref{i}x{j})."
+                for _ in range(rng.randint(3, 6))
+            ]
             body.append(f"## {rng.choice(TITLES)} {j}\n\n" + " ".join(sentences))
         docs.append({"doc_id": f"contract{i:06d}", "text": "\n\n".join(body)})
     return pd.DataFrame(docs)
@@ -64,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=2000, help="documents in the index")
     parser.add_argument("--sections", type=int, default=10, help="sections per document")
-    parser.add_argument("--model", default=None,
-                        help="embedding model (e.g. minilm); bm25 only when absent")
+    parser.add_argument(
+        "--model", default=None, help="embedding model (e.g. minilm); bm25 only when absent"
+    )
     parser.add_argument("--percent", type=float, default=1.0, help="documents added, %%")
     args = parser.parse_args(argv)
     extra = max(1, round(args.docs * args.percent / 100))
@@ -74,26 +93,40 @@ def main(argv: list[str] | None = None) -> int:
     everything = pd.concat([base, more], ignore_index=True)
     with tempfile.TemporaryDirectory(prefix="quaestio-bench-update-") as tmp:
         path, fresh = Path(tmp) / "idx", Path(tmp) / "rebuilt"
-        print(f"{args.docs} documents x {args.sections} sections, +{extra} documents "
-              f"({args.percent:g}%), model {args.model or 'none (bm25)'}")
+        print(
+            f"{args.docs} documents x {args.sections} sections, +{extra} documents "
+            f"({args.percent:g}%), model {args.model or 'none (bm25)'}"
+        )
         print(f"{'step':<44}{'wall s':>9}{'CPU s':>9}")
-        index, _ = timed("build the index", lambda: build_index(
-            base, path, embedding_model=args.model, progress=False))
+        index, _ = timed(
+            "build the index",
+            lambda: build_index(base, path, embedding_model=args.model, progress=False),
+        )
         sections = index.manifest["rows"].get("section", 0)
-        updated, t_update = timed(f"add_documents (+{extra}), written", lambda: add_documents(
-            path, more, progress=False))
-        rebuilt, t_build = timed("full rebuild of the same corpus, written", lambda: build_index(
-            everything, fresh, embedding_model=args.model, progress=False))
+        updated, t_update = timed(
+            f"add_documents (+{extra}), written", lambda: add_documents(path, more, progress=False)
+        )
+        rebuilt, t_build = timed(
+            "full rebuild of the same corpus, written",
+            lambda: build_index(everything, fresh, embedding_model=args.model, progress=False),
+        )
         record = updated.manifest["updates"][-1]
-        print(f"index: {sections} section chunks, {index.manifest['chunks']} rows; update "
-              f"embedded {record['chunks_embedded']} chunks, reused {record['chunks_reused']}")
+        print(
+            f"index: {sections} section chunks, {index.manifest['chunks']} rows; update "
+            f"embedded {record['chunks_embedded']} chunks, reused {record['chunks_reused']}"
+        )
         print(f"update / rebuild: {t_update / t_build:.2f} ({t_build / t_update:.1f}x faster)")
         backend = "hybrid" if args.model else "bm25"
-        questions = ["What is the premium of contract 5?", "termination notice fee",
-                     "warranty breach remedy in Spain"]
-        same = all(search(open_index(path), q, backend=backend, k=10).chunk_id.tolist()
-                   == search(open_index(fresh), q, backend=backend, k=10).chunk_id.tolist()
-                   for q in questions)
+        questions = [
+            "What is the premium of contract 5?",
+            "termination notice fee",
+            "warranty breach remedy in Spain",
+        ]
+        same = all(
+            search(open_index(path), q, backend=backend, k=10).chunk_id.tolist()
+            == search(open_index(fresh), q, backend=backend, k=10).chunk_id.tolist()
+            for q in questions
+        )
         print(f"same hits as the rebuild ({backend}, {len(questions)} questions): {same}")
     return 0 if same else 1
 

@@ -22,10 +22,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 INSURANCEQA = ROOT.parent / "shared" / "data" / "insuranceqa" / "insuranceqa_v2_questions.jsonl"
-FALLBACK = ["What is the annual premium in Germany?", "Whats the anual premuim?",
-            "Does article L131-1 of the insurance code apply here?",
-            "Quelle est la franchise pour un dégât des eaux ?",
-            "¿Cuáles son los efectos secundarios del medicamento?"]
+FALLBACK = [
+    "What is the annual premium in Germany?",
+    "Whats the anual premuim?",
+    "Does article L131-1 of the insurance code apply here?",
+    "Quelle est la franchise pour un dégât des eaux ?",
+    "¿Cuáles son los efectos secundarios del medicamento?",
+]
 
 
 def load_questions(n: int) -> list[str]:
@@ -33,8 +36,10 @@ def load_questions(n: int) -> list[str]:
         with INSURANCEQA.open() as fh:
             questions = [json.loads(line)["question"] for line in fh]
     else:
-        print(f"note: {INSURANCEQA} not found; using {len(FALLBACK)} bundled examples",
-              file=sys.stderr)
+        print(
+            f"note: {INSURANCEQA} not found; using {len(FALLBACK)} bundled examples",
+            file=sys.stderr,
+        )
         questions = FALLBACK
     return [questions[i % len(questions)] for i in range(n)]
 
@@ -46,21 +51,28 @@ def synthetic_folder(size: int, folder: Path) -> Path:
     from spellchecker import SpellChecker
 
     freq = SpellChecker(language="en").word_frequency.dictionary
-    vocab = np.array(sorted((w for w in freq if w.isalpha() and len(w) > 3),
-                            key=lambda w: -freq[w])[:40000])
+    vocab = np.array(
+        sorted((w for w in freq if w.isalpha() and len(w) > 3), key=lambda w: -freq[w])[:40000]
+    )
     rng = np.random.default_rng(7)
     lengths = rng.choice([1, 2, 3], size=size * 2, p=[0.3, 0.5, 0.2])
     words = vocab[rng.integers(0, len(vocab), size=(size * 2, 3))]
-    phrases = [" ".join(words[i, :lengths[i]]) for i in range(size * 2)]
+    phrases = [" ".join(words[i, : lengths[i]]) for i in range(size * 2)]
     keywords = list(dict.fromkeys(phrases))[:size]
     n = len(keywords)
     concepts = [f"c{i // 10}" for i in range(n)]
-    pl.DataFrame({"concept": sorted(set(concepts)),
-                  "definition": "synthetic concept"}).write_parquet(folder / "concepts.parquet")
-    pl.DataFrame({
-        "concept": concepts, "language": rng.choice(["en", "fr", "es"], size=n).tolist(),
-        "keyword": keywords, "weight": 0.8, "match": "fuzzy",
-    }).write_parquet(folder / "concept_keywords.parquet")
+    pl.DataFrame(
+        {"concept": sorted(set(concepts)), "definition": "synthetic concept"}
+    ).write_parquet(folder / "concepts.parquet")
+    pl.DataFrame(
+        {
+            "concept": concepts,
+            "language": rng.choice(["en", "fr", "es"], size=n).tolist(),
+            "keyword": keywords,
+            "weight": 0.8,
+            "match": "fuzzy",
+        }
+    ).write_parquet(folder / "concept_keywords.parquet")
     return folder
 
 
@@ -103,11 +115,19 @@ def worker(dictionary: str, n_questions: int) -> dict:
     start = time.perf_counter()
     hits = sum(1 for text in folded for _ in automaton.iter(text))
     bare = len(folded) / (time.perf_counter() - start)
-    return {"dictionary": dictionary, "keywords": len(index.entries), "generate_s": t1 - t0,
-            "load_s": t2 - t1, "index_s": t3 - t2, "typo_on": typo_on, "typo_off": typo_off,
-            "full": full,
-            "bare": bare, "hits": hits,
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "dictionary": dictionary,
+        "keywords": len(index.entries),
+        "generate_s": t1 - t0,
+        "load_s": t2 - t1,
+        "index_s": t3 - t2,
+        "typo_on": typo_on,
+        "typo_off": typo_off,
+        "full": full,
+        "bare": bare,
+        "hits": hits,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def main() -> None:
@@ -120,24 +140,33 @@ def main() -> None:
         print(json.dumps(worker(args.worker, args.questions)))
         return
     configs = ["bundled"] + [s for s in args.sizes.split(",") if s]
-    print(f"{args.questions} questions per run, one core. q/s: parse_questions to Arrow with "
-          f"the keyword steps (typo tolerance on, then off); full: every default step;\n"
-          f"bare AC: pyahocorasick alone over the same keys\n")
-    head = (f"{'dictionary':>10} {'keywords':>9} {'load s':>7} {'index s':>8} {'peak MB':>8} "
-            f"{'q/s':>7} {'no typo q/s':>11} {'full q/s':>10} {'bare AC q/s':>12} "
-            f"{'AC/parse':>9}")
+    print(
+        f"{args.questions} questions per run, one core. q/s: parse_questions to Arrow with "
+        f"the keyword steps (typo tolerance on, then off); full: every default step;\n"
+        f"bare AC: pyahocorasick alone over the same keys\n"
+    )
+    head = (
+        f"{'dictionary':>10} {'keywords':>9} {'load s':>7} {'index s':>8} {'peak MB':>8} "
+        f"{'q/s':>7} {'no typo q/s':>11} {'full q/s':>10} {'bare AC q/s':>12} "
+        f"{'AC/parse':>9}"
+    )
     print(head)
     print("-" * len(head))
     for config in configs:
-        out = subprocess.run([sys.executable, __file__, "--worker", config, "--questions",
-                              str(args.questions)], capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--worker", config, "--questions", str(args.questions)],
+            capture_output=True,
+            text=True,
+        )
         if out.returncode:
             print(f"{config:>10} failed: {out.stderr.strip().splitlines()[-1]}")
             continue
         r = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"{r['dictionary']:>10} {r['keywords']:>9,} {r['load_s']:>7.2f} {r['index_s']:>8.2f} "
-              f"{r['peak_mb']:>8.0f} {r['typo_on']:>7,.0f} {r['typo_off']:>11,.0f} {r['full']:>10,.0f} "
-              f"{r['bare']:>12,.0f} {r['bare'] / r['typo_on']:>9.1f}")
+        print(
+            f"{r['dictionary']:>10} {r['keywords']:>9,} {r['load_s']:>7.2f} {r['index_s']:>8.2f} "
+            f"{r['peak_mb']:>8.0f} {r['typo_on']:>7,.0f} {r['typo_off']:>11,.0f} {r['full']:>10,.0f} "
+            f"{r['bare']:>12,.0f} {r['bare'] / r['typo_on']:>9.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -18,17 +18,26 @@ import polars as pl
 
 from quaestio import load_satellites, parse_question, prepare
 
-SENTENCE = ('What is the anual premuim in Germany for "water damage" under article L131-1 '
-            "and ISO-9001, with a deductible of 500 EUR since 2019? ")
+SENTENCE = (
+    'What is the anual premuim in Germany for "water damage" under article L131-1 '
+    "and ISO-9001, with a deductible of 500 EUR since 2019? "
+)
 
 
 CLAUSES = " and ".join(f"what is the {w}" for w in ["premium", "limit"] * 2500)
 
 
 def main() -> None:
-    sats = prepare(load_satellites(extra={"defaults": pl.DataFrame(
-        {"key": ["max_question_chars"], "value": ["1000000"], "description": [""]})},
-        override=True))
+    sats = prepare(
+        load_satellites(
+            extra={
+                "defaults": pl.DataFrame(
+                    {"key": ["max_question_chars"], "value": ["1000000"], "description": [""]}
+                )
+            },
+            override=True,
+        )
+    )
     for name, source in (("realistic sentences", SENTENCE), ("coordinated clauses", CLAUSES)):
         print(f"\n{name}")
         run(sats, source)
@@ -45,7 +54,9 @@ def run(sats, source: str) -> None:
             parse_question(text, sats)
         per_char = (time.perf_counter() - start) / runs / size * 1e6
         base = base or per_char
-        print(f"{size:>8,} {per_char * size / 1000:>9.1f} {per_char:>8.2f} {per_char / base:>6.2f}")
+        print(
+            f"{size:>8,} {per_char * size / 1000:>9.1f} {per_char:>8.2f} {per_char / base:>6.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def concepts_per_question(questions: list[str], mode: str) -> tuple[list[set[str
         dictionary.lemma = morphology.lemma = stem
     try:
         sats = prepare(load_satellites())  # fresh tables: no automaton cached by another mode
-        steps = DEFAULT_STEPS[:DEFAULT_STEPS.index(answer_shape_and_type)]
+        steps = DEFAULT_STEPS[: DEFAULT_STEPS.index(answer_shape_and_type)]
         start = time.process_time()
         frame = parse_questions(questions, sats, steps=steps, as_="polars")
         cpu = (time.process_time() - start) / len(questions)
@@ -81,34 +81,46 @@ def main() -> None:
     if not INSURANCE.exists():
         sys.exit(f"needs {INSURANCE} (set QUAESTIO_DATA to the public data folder)")
     with INSURANCE.open(encoding="utf-8") as fh:
-        questions = [json.loads(line)["question"] for line in fh][:args.limit]
+        questions = [json.loads(line)["question"] for line in fh][: args.limit]
     halves = {"tune": range(0, len(questions), 2), "held-out": range(1, len(questions), 2)}
     found = {m: concepts_per_question(questions, m) for m in ("exact", "lemma", "snowball")}
     labels = read_labels()
     print(f"InsuranceQA V2, first {len(questions):,} questions\n")
-    print(f"{'mode':<9}" + "".join(f"{h + ' with concept':>24}{h + ' added':>16}"
-                                   for h in halves) + f"{'CPU ms/q':>10}  labelled added: right")
+    print(
+        f"{'mode':<9}"
+        + "".join(f"{h + ' with concept':>24}{h + ' added':>16}" for h in halves)
+        + f"{'CPU ms/q':>10}  labelled added: right"
+    )
     for mode, (concepts, cpu) in found.items():
         cells = ""
         for idx in halves.values():
             share = sum(bool(concepts[i]) for i in idx) / len(idx)
             added = sum(len(concepts[i] - found["exact"][0][i]) for i in idx)
             cells += f"{share:>24.1%}{added:>16,}"
-        pairs = [(questions[i], c) for i in range(len(questions))
-                 for c in concepts[i] - found["exact"][0][i]]
+        pairs = [
+            (questions[i], c)
+            for i in range(len(questions))
+            for c in concepts[i] - found["exact"][0][i]
+        ]
         judged = [labels[p] for p in pairs if p in labels]
-        score = (f"{sum(judged)}/{len(judged)} ({len(judged)} of {len(pairs)} added labelled)"
-                 if judged else "-")
+        score = (
+            f"{sum(judged)}/{len(judged)} ({len(judged)} of {len(pairs)} added labelled)"
+            if judged
+            else "-"
+        )
         print(f"{mode:<9}{cells}{cpu * 1000:>10.2f}  {score}")
     if args.write_sample:
-        added = [(questions[i], c) for i in range(len(questions))
-                 for c in sorted(found["lemma"][0][i] - found["exact"][0][i])
-                 if (questions[i], c) not in labels]
+        added = [
+            (questions[i], c)
+            for i in range(len(questions))
+            for c in sorted(found["lemma"][0][i] - found["exact"][0][i])
+            if (questions[i], c) not in labels
+        ]
         random.Random(14).shuffle(added)
         with args.write_sample.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
             writer.writerow(["question", "concept", "right"])
-            writer.writerows([q, c, ""] for q, c in added[:args.sample])
+            writer.writerows([q, c, ""] for q, c in added[: args.sample])
         print(f"\nwrote {min(args.sample, len(added))} pairs to label to {args.write_sample}")
 
 

@@ -31,8 +31,10 @@ def clock(label: str, work, n: int | None = None, unit: str = ""):
     out = work()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     rate = f"  {n / wall:8.0f} {unit}/s" if n else ""
-    print(f"{label:<44} {wall:7.1f} s{rate}  (CPU here {cpu:.1f} s, load "
-          f"{os.getloadavg()[0]:.1f})", flush=True)
+    print(
+        f"{label:<44} {wall:7.1f} s{rate}  (CPU here {cpu:.1f} s, load {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
     return out
 
 
@@ -53,11 +55,19 @@ def main() -> None:
     texts, queries = corpus_and_queries(args.data, args.chunks, args.queries)
     extra = max(1, len(texts) // 100)
     docs = pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(texts))], "text": texts})
-    more = pd.DataFrame({"doc_id": [f"n{i}" for i in range(extra)], "text": [
-        f"{texts[i]} addendum{i}" for i in range(extra)]})
+    more = pd.DataFrame(
+        {
+            "doc_id": [f"n{i}" for i in range(extra)],
+            "text": [f"{texts[i]} addendum{i}" for i in range(extra)],
+        }
+    )
     options = {"embedding_model": None, "parent_child": False}
-    base = clock(f"chunk {len(docs):,} documents (build_index)",
-                 lambda: build_index(docs, **options), len(docs), "docs")
+    base = clock(
+        f"chunk {len(docs):,} documents (build_index)",
+        lambda: build_index(docs, **options),
+        len(docs),
+        "docs",
+    )
     with contextlib.ExitStack() as stack:
         dsn = args.postgres
         if dsn == "temp":
@@ -68,20 +78,31 @@ def main() -> None:
             dsn = server.dsn
         store = stack.enter_context(PostgresIndex(dsn, schema="quaestio_scale"))
         rows = base.chunks.num_rows
-        clock(f"ingest {rows:,} chunk rows (one transaction)", lambda: store.ingest(base),
-              rows, "rows")
+        clock(
+            f"ingest {rows:,} chunk rows (one transaction)",
+            lambda: store.ingest(base),
+            rows,
+            "rows",
+        )
         parsed = parse_questions(queries, as_="arrow")
         raw = Funnel(reranker=None, siblings=False)
         search(store, parsed[:5], backend="postgres", k=10, funnel=raw)
-        clock(f"search {len(queries)} questions, k=10", lambda: search(
-            store, parsed, backend="postgres", k=10, funnel=raw), len(queries), "q")
+        clock(
+            f"search {len(queries)} questions, k=10",
+            lambda: search(store, parsed, backend="postgres", k=10, funnel=raw),
+            len(queries),
+            "q",
+        )
         added = build_index(more, **options)
         clock(f"add_documents: +{extra} documents (1%)", lambda: store.add_documents(added))
-        clock(f"update_documents: the same {extra}, unchanged",
-              lambda: store.update_documents(added))
+        clock(
+            f"update_documents: the same {extra}, unchanged", lambda: store.update_documents(added)
+        )
         everything = build_index(pd.concat([docs, more], ignore_index=True), **options)
-        clock(f"full re-ingest of {everything.chunks.num_rows:,} rows (chunked already)",
-              lambda: store.ingest(everything))
+        clock(
+            f"full re-ingest of {everything.chunks.num_rows:,} rows (chunked already)",
+            lambda: store.ingest(everything),
+        )
 
 
 if __name__ == "__main__":

@@ -70,8 +70,9 @@ def main() -> None:
     texts, queries = corpus_and_queries(args.data, args.chunks, args.queries)
     qdf, parse_s = timed(lambda: parse_questions(queries, as_="arrow"))
     frame = pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(texts))], "text": texts})
-    index, ours_build = timed(lambda: build_index(frame, embedding_model=None,
-                                                  parent_child=False, progress=False))
+    index, ours_build = timed(
+        lambda: build_index(frame, embedding_model=None, parent_child=False, progress=False)
+    )
     n_rows = index.chunks.num_rows
     with tempfile.TemporaryDirectory() as tmp:
         index.save(Path(tmp) / "idx")
@@ -96,8 +97,7 @@ def main() -> None:
     def bm25s_raw():
         tokens = [tokenize(q) for q in queries]
         ids = [[raw.vocab_dict[t] for t in q if t in raw.vocab_dict] or [0] for q in tokens]
-        return raw.retrieve(ids, k=k, backend_selection="numba", n_threads=1,
-                            show_progress=False)
+        return raw.retrieve(ids, k=k, backend_selection="numba", n_threads=1, show_progress=False)
 
     for warm in (lambda: ours(raw_backend), bm25s_raw):  # numba compiles on first call
         warm()
@@ -107,29 +107,39 @@ def main() -> None:
     n = len(queries)
     print(f"corpus: {len(texts):,} documents -> {n_rows:,} chunk rows; {n:,} queries, k={k}")
     print(f"indexing  raw bm25s (tokenize+index): {len(texts) / raw_build_s:,.0f} docs/s")
-    print(f"indexing  quaestio build_index (read, chunk, describe, bm25): "
-          f"{len(texts) / ours_build:,.0f} docs/s")
+    print(
+        f"indexing  quaestio build_index (read, chunk, describe, bm25): "
+        f"{len(texts) / ours_build:,.0f} docs/s"
+    )
     print(f"querying  raw bm25s (tokenize+retrieve):       {n / raw_q:,.0f} q/s")
-    print(f"querying  quaestio bm25, raw question -> hits_df: {n / ours_raw_q:,.0f} q/s "
-          f"(overhead x{ours_raw_q / raw_q:.2f})")
-    print(f"querying  quaestio bm25, question_df keywords -> hits_df: {n / ours_kw_q:,.0f} q/s "
-          f"(x{ours_kw_q / raw_q:.2f}; keywords have more terms than the raw question)")
+    print(
+        f"querying  quaestio bm25, raw question -> hits_df: {n / ours_raw_q:,.0f} q/s "
+        f"(overhead x{ours_raw_q / raw_q:.2f})"
+    )
+    print(
+        f"querying  quaestio bm25, question_df keywords -> hits_df: {n / ours_kw_q:,.0f} q/s "
+        f"(x{ours_kw_q / raw_q:.2f}; keywords have more terms than the raw question)"
+    )
     print(f"parsing   parse_questions (offline, not retrieval): {n / parse_s:,.0f} q/s")
-    print(f"memory    serving an opened index: +{served:,.0f} MB RSS for {n_rows:,} chunk rows "
-          f"(chunks table, bm25 matrix, one search); on disk {disk / 1e6:,.0f} MB; dense "
-          f"vectors would add {n_rows * 384 * 4 / 1e6:,.0f} MB (384 float32 each, mmapped)")
+    print(
+        f"memory    serving an opened index: +{served:,.0f} MB RSS for {n_rows:,} chunk rows "
+        f"(chunks table, bm25 matrix, one search); on disk {disk / 1e6:,.0f} MB; dense "
+        f"vectors would add {n_rows * 384 * 4 / 1e6:,.0f} MB (384 float32 each, mmapped)"
+    )
 
 
 def served_memory(path: Path) -> float:
     """RSS growth of a fresh process that opens the index and answers one question."""
     import subprocess
 
-    code = ("import gc, sys; sys.path.insert(0, %r); from retrieval_throughput import rss_mb; "
-            "from quaestio.retrieval import open_index, search; import bm25s, numba; "
-            "from quaestio import parse_question; parse_question('warm up'); gc.collect(); "
-            "before = rss_mb(); i = open_index(%r); "
-            "search(i, 'banking growth', backend='bm25'); print(rss_mb() - before)"
-            % (str(Path(__file__).parent), str(path)))
+    code = (
+        "import gc, sys; sys.path.insert(0, %r); from retrieval_throughput import rss_mb; "
+        "from quaestio.retrieval import open_index, search; import bm25s, numba; "
+        "from quaestio import parse_question; parse_question('warm up'); gc.collect(); "
+        "before = rss_mb(); i = open_index(%r); "
+        "search(i, 'banking growth', backend='bm25'); print(rss_mb() - before)"
+        % (str(Path(__file__).parent), str(path))
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     return float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else float("nan")
 

@@ -46,8 +46,10 @@ def side_by_side(url: str, n: int) -> tuple[list[float], list[float]]:
             response = client.post("/v1/parse", json={"question": question})
             remote.append(time.perf_counter() - started)
             response.raise_for_status()
-            timing = dict(part.strip().split(";dur=")
-                          for part in response.headers["server-timing"].split(","))
+            timing = dict(
+                part.strip().split(";dur=")
+                for part in response.headers["server-timing"].split(",")
+            )
             inside.append((float(timing["app"]) - float(timing["work"])) / 1000)
     return local, remote, inside
 
@@ -57,12 +59,14 @@ async def http_level(url: str, n: int, concurrency: int) -> tuple[list[float], f
     latencies: list[float] = []
     queue = list(range(n))
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
+
         async def worker():
             while queue:
                 i = queue.pop()
                 started = time.perf_counter()
-                r = await client.post("/v1/parse",
-                                      json={"question": QUESTIONS[i % len(QUESTIONS)]})
+                r = await client.post(
+                    "/v1/parse", json={"question": QUESTIONS[i % len(QUESTIONS)]}
+                )
                 r.raise_for_status()
                 latencies.append(time.perf_counter() - started)
 
@@ -99,22 +103,32 @@ def main(argv: list[str] | None = None) -> None:
     with ServeProcess(tmp / "index", tmp / "memory.sqlite") as server:
         asyncio.run(http_level(server.url, 50, 4))  # warm-up: connections, caches
         local, remote, inside = side_by_side(server.url, args.n)
-        base, over = percentile(local, .5) * 1000, percentile(remote, .5) * 1000
-        print(f"one question, alternated: in-process p50 {base:.2f} ms, HTTP p50 {over:.2f} ms"
-              f"  → HTTP layer +{over - base:.2f} ms p50 (target ≤ 2 ms)")
-        print(f"  inside the server (Server-Timing app − work): p50 "
-              f"{percentile(inside, .5) * 1000:.2f} ms  p99 {percentile(inside, .99) * 1000:.2f} ms")
+        base, over = percentile(local, 0.5) * 1000, percentile(remote, 0.5) * 1000
+        print(
+            f"one question, alternated: in-process p50 {base:.2f} ms, HTTP p50 {over:.2f} ms"
+            f"  → HTTP layer +{over - base:.2f} ms p50 (target ≤ 2 ms)"
+        )
+        print(
+            f"  inside the server (Server-Timing app − work): p50 "
+            f"{percentile(inside, 0.5) * 1000:.2f} ms  p99 {percentile(inside, 0.99) * 1000:.2f} ms"
+        )
         for level in [int(x) for x in args.levels.split(",")]:
             lat, elapsed = asyncio.run(http_level(server.url, args.n, level))
-            print(f"HTTP /v1/parse concurrency {level:3d}: {len(lat) / elapsed:6.0f} req/s  "
-                  f"p50 {percentile(lat, .5) * 1000:7.2f} ms  "
-                  f"p99 {percentile(lat, .99) * 1000:7.2f} ms")
+            print(
+                f"HTTP /v1/parse concurrency {level:3d}: {len(lat) / elapsed:6.0f} req/s  "
+                f"p50 {percentile(lat, 0.5) * 1000:7.2f} ms  "
+                f"p99 {percentile(lat, 0.99) * 1000:7.2f} ms"
+            )
         first = first_event(server.url, args.turns)
-        print(f"first SSE event after submit (offline): p50 {percentile(first, .5) * 1000:.1f} ms"
-              f"  p99 {percentile(first, .99) * 1000:.1f} ms (target ≤ 50 ms)")
+        print(
+            f"first SSE event after submit (offline): p50 {percentile(first, 0.5) * 1000:.1f} ms"
+            f"  p99 {percentile(first, 0.99) * 1000:.1f} ms (target ≤ 50 ms)"
+        )
     cpu = os.times()
-    print(f"client CPU {cpu.user - cpu0.user + cpu.system - cpu0.system:.1f} s; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"client CPU {cpu.user - cpu0.user + cpu.system - cpu0.system:.1f} s; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
 
 
 if __name__ == "__main__":

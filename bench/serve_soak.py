@@ -32,8 +32,10 @@ def one(client: httpx.Client, rng: random.Random, kind: str) -> None:
         batch = rng.sample(QUESTIONS, rng.randint(1, 4))
         r = client.post("/v1/parse", json={"questions": batch})
     elif kind == "search":
-        r = client.post("/v1/search", json={"questions": [rng.choice(QUESTIONS)], "k": 3,
-                                            "confirm": rng.random() < 0.5})
+        r = client.post(
+            "/v1/search",
+            json={"questions": [rng.choice(QUESTIONS)], "k": 3, "confirm": rng.random() < 0.5},
+        )
     else:
         r = client.post("/v1/conversations", json={"question": rng.choice(QUESTIONS)})
         r.raise_for_status()
@@ -62,6 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     total = args.warmup + args.requests
     errors = []
     with ServeProcess(tmp / "index", tmp / "memory.sqlite") as server:
+
         def worker(seed: int) -> None:
             rng = random.Random(seed)
             with httpx.Client(base_url=server.url, timeout=60) as client:
@@ -94,13 +97,19 @@ def main(argv: list[str] | None = None) -> None:
         rss["end"] = rss_mib(server.pid)
     measured = sum(len(v) for v in latencies.values())
     growth = (rss["end"] - rss["middle"]) / rss["middle"] * 100
-    print(f"requests measured: {measured} (+{args.warmup} warm-up), concurrency "
-          f"{args.concurrency}, {elapsed:.0f} s, {total / elapsed:.0f} req/s, errors {len(errors)}")
-    print(f"server RSS MiB: start {rss['start']:.1f}  middle {rss['middle']:.1f}  "
-          f"end {rss['end']:.1f}  middle→end {growth:+.2f}% (target < 5%)")
+    print(
+        f"requests measured: {measured} (+{args.warmup} warm-up), concurrency "
+        f"{args.concurrency}, {elapsed:.0f} s, {total / elapsed:.0f} req/s, errors {len(errors)}"
+    )
+    print(
+        f"server RSS MiB: start {rss['start']:.1f}  middle {rss['middle']:.1f}  "
+        f"end {rss['end']:.1f}  middle→end {growth:+.2f}% (target < 5%)"
+    )
     for kind, values in sorted(latencies.items()):
-        print(f"  {kind:13s} n={len(values):6d}  p50 {percentile(values, .5) * 1000:7.1f} ms"
-              f"  p99 {percentile(values, .99) * 1000:7.1f} ms")
+        print(
+            f"  {kind:13s} n={len(values):6d}  p50 {percentile(values, 0.5) * 1000:7.1f} ms"
+            f"  p99 {percentile(values, 0.99) * 1000:7.1f} ms"
+        )
     for line in errors[:5]:
         print("  error:", line)
 

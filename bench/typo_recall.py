@@ -14,20 +14,27 @@ import argparse
 import random
 import string
 
-TEMPLATES = {"en": "What does the contract say about {}?", "fr": "Que dit le contrat sur {} ?",
-             "es": "¿Qué dice el contrato sobre {}?", "de": "Was sagt der Vertrag über {}?"}
+TEMPLATES = {
+    "en": "What does the contract say about {}?",
+    "fr": "Que dit le contrat sur {} ?",
+    "es": "¿Qué dice el contrato sobre {}?",
+    "de": "Was sagt der Vertrag über {}?",
+}
 
 
 def edit(word: str, kind: str, rng: random.Random) -> str:
     i = rng.randrange(1, len(word) - 1)  # keep the first letter, as most typos do
     if kind == "deletion":
-        return word[:i] + word[i + 1:]
+        return word[:i] + word[i + 1 :]
     if kind == "insertion":
         return word[:i] + rng.choice(string.ascii_lowercase) + word[i:]
     if kind == "substitution":
-        return word[:i] + rng.choice([c for c in string.ascii_lowercase if c != word[i]]) + \
-            word[i + 1:]
-    return word[:i] + word[i + 1] + word[i] + word[i + 2:]  # transposition
+        return (
+            word[:i]
+            + rng.choice([c for c in string.ascii_lowercase if c != word[i]])
+            + word[i + 1 :]
+        )
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]  # transposition
 
 
 def main() -> None:
@@ -39,11 +46,16 @@ def main() -> None:
     sats = prepare()
     import polars as pl
 
-    rows = (sats.concept_keywords
-            .filter(pl.col("match") == "fuzzy", pl.col("status") == "validated",
-                    pl.col("keyword").str.contains(r"^\p{L}{5,}$"),
-                    pl.col("language").is_in(list(TEMPLATES)))
-            .select("concept", "language", "keyword").rows())
+    rows = (
+        sats.concept_keywords.filter(
+            pl.col("match") == "fuzzy",
+            pl.col("status") == "validated",
+            pl.col("keyword").str.contains(r"^\p{L}{5,}$"),
+            pl.col("language").is_in(list(TEMPLATES)),
+        )
+        .select("concept", "language", "keyword")
+        .rows()
+    )
     rng = random.Random(11)
     rows = rng.sample(rows, min(args.sample, len(rows)))
     print(f"{len(rows)} single-word keywords, one edit each (first letter kept)\n")

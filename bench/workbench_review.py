@@ -27,12 +27,39 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from workbench_support import Server, candidate, make_folder  # noqa: E402
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 CONCEPTS = ("premium", "limit_of_indemnity", "sub_limit", "early_termination", "prime_rate")
-WORDS = ("gross", "net", "total", "base", "monthly", "quarterly", "policy", "contract",
-         "standard", "minimum", "maximum", "adjusted", "initial", "final", "agreed",
-         "declared", "estimated", "revised", "flat", "variable")
+WORDS = (
+    "gross",
+    "net",
+    "total",
+    "base",
+    "monthly",
+    "quarterly",
+    "policy",
+    "contract",
+    "standard",
+    "minimum",
+    "maximum",
+    "adjusted",
+    "initial",
+    "final",
+    "agreed",
+    "declared",
+    "estimated",
+    "revised",
+    "flat",
+    "variable",
+)
 
 
 def candidates(n: int) -> list[dict]:
@@ -90,12 +117,18 @@ def main() -> None:
     expected = sum(key_for(i)[1] != "deferred" for i in range(args.limit))
     assert written.height == expected == len(log), (written.height, expected, len(log))
     times.sort()
-    print(f"{args.limit} candidates reviewed by keyboard: {wall:.1f} s wall "
-          f"({wall / args.limit:.3f} s per candidate), {cpu:.1f} s CPU in this process")
-    print(f"per decision: median {statistics.median(times) * 1000:.0f} ms, "
-          f"p90 {times[int(0.9 * (len(times) - 1))] * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms")
-    print(f"{written.height} rows written to concept_keywords.discovery.csv, "
-          f"{len(log)} change-log entries, {args.limit - expected} deferred")
+    print(
+        f"{args.limit} candidates reviewed by keyboard: {wall:.1f} s wall "
+        f"({wall / args.limit:.3f} s per candidate), {cpu:.1f} s CPU in this process"
+    )
+    print(
+        f"per decision: median {statistics.median(times) * 1000:.0f} ms, "
+        f"p90 {times[int(0.9 * (len(times) - 1))] * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms"
+    )
+    print(
+        f"{written.height} rows written to concept_keywords.discovery.csv, "
+        f"{len(log)} change-log entries, {args.limit - expected} deferred"
+    )
 
 
 if __name__ == "__main__":

@@ -20,8 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def execute(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     client.execute()
     for number, cell in enumerate(notebook.cells):
         cell.metadata.pop("execution", None)
@@ -32,8 +36,9 @@ def execute(path: Path) -> None:
 
 
 def main() -> None:
-    paths = ([Path(p).resolve() for p in sys.argv[1:]]
-             or sorted((ROOT / "notebooks").glob("*.ipynb")))
+    paths = [Path(p).resolve() for p in sys.argv[1:]] or sorted(
+        (ROOT / "notebooks").glob("*.ipynb")
+    )
     for path in paths:
         execute(path)
 

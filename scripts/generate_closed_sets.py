@@ -248,9 +248,7 @@ APOSTROPHES = {"\u2019": "'", "\u2018": "'"}
 ENUMERATION_RE = re.compile(r",.*\b(and|et|y|und|&)\b")
 TRAILING_PAREN_RE = re.compile(r"^(?P<base>.+?)\s*\((?P<inner>[^()]+)\)$")
 INNER_PAREN_RE = re.compile(r"\s\([^()]*\)\s")
-TAIL_PREPOSITION_RE = re.compile(
-    r"(\b(of|of the|de|de la|del|du|des|von)|\bd')$", re.IGNORECASE
-)
+TAIL_PREPOSITION_RE = re.compile(r"(\b(of|of the|de|de la|del|du|des|von)|\bd')$", re.IGNORECASE)
 # Words that mark a parenthesis as a "part of" qualifier rather than an alias
 # (German capitalises nouns, so the capitalisation test alone misses "Teil").
 PAREN_QUALIFIER_WORDS = {"part", "partie", "parte", "teil", "zona"}
@@ -286,8 +284,7 @@ def tokens(text: str) -> list[str]:
     return [
         m.group()
         for m in TOKEN_RE.finditer(text)
-        if m.group()[0].isalnum() or m.group()[0] == "_"
-        or unicodedata.category(m.group()) == "Sc"
+        if m.group()[0].isalnum() or m.group()[0] == "_" or unicodedata.category(m.group()) == "Sc"
     ]
 
 
@@ -336,9 +333,7 @@ def split_parens(name: str) -> list[str]:
         inner = m.group("inner").strip()
         base = m.group("base").strip()
         words = WORD_RE.findall(inner)
-        qualifier = any(
-            not w[0].isupper() or w.casefold() in PAREN_QUALIFIER_WORDS for w in words
-        )
+        qualifier = any(not w[0].isupper() or w.casefold() in PAREN_QUALIFIER_WORDS for w in words)
         if words and not qualifier:
             return [base, inner]  # alias: "Myanmar (Burma)"
         return [name]  # qualifier: "Sint Maarten (Dutch part)"
@@ -393,9 +388,7 @@ class Keywords:
         by_text = defaultdict(set)
         for r in self.rows:
             by_text[self._text_key(r)].add(r["concept"])
-        remaining = sorted(
-            (t, sorted(cs)) for t, cs in by_text.items() if len(cs) > 1
-        )
+        remaining = sorted((t, sorted(cs)) for t, cs in by_text.items() if len(cs) > 1)
         self.collision_dropped = sorted(
             (r["keyword"], r["language"], r["concept"]) for r in dropped
         )
@@ -469,9 +462,7 @@ def build_countries():
             }
         )
         for lang in LANGS:
-            names = country_names(
-                country, lang, locales[lang].territories[a2], translators[lang]
-            )
+            names = country_names(country, lang, locales[lang].territories[a2], translators[lang])
             for name, prio in names:
                 key = match_key(name, "fuzzy")
                 if key in deny:
@@ -576,9 +567,7 @@ def build_currencies():
 
     forms = {
         code: {
-            lang: currency_name_forms(
-                code, lang, pycountry.currencies.get(alpha_3=code).name
-            )
+            lang: currency_name_forms(code, lang, pycountry.currencies.get(alpha_3=code).name)
             for lang in LANGS
         }
         for code in codes
@@ -616,8 +605,12 @@ def build_currencies():
                     w = fold(words[0])
                     if len(word_codes[w]) > 1:
                         kw.denied.add(
-                            (concept, lang, name, "generic unit word shared by "
-                             + " ".join(sorted(word_codes[w])))
+                            (
+                                concept,
+                                lang,
+                                name,
+                                "generic unit word shared by " + " ".join(sorted(word_codes[w])),
+                            )
                         )
                         continue
                     if w in deny:
@@ -656,9 +649,7 @@ def finish_rows(kw: Keywords, added_at: str) -> list[dict]:
                 "added_at": added_at,
             }
         )
-    rows.sort(
-        key=lambda r: (r["concept"], r["language"], r["keyword_priority"], r["keyword"])
-    )
+    rows.sort(key=lambda r: (r["concept"], r["language"], r["keyword_priority"], r["keyword"]))
     return rows
 
 
@@ -693,10 +684,12 @@ def main(argv: list[str] | None = None) -> int:
         concepts = sorted(concepts, key=lambda r: r["concept"])
         write_csv(args.out / f"concepts.{name}.csv", CONCEPT_COLUMNS, concepts)
         write_csv(args.out / f"concept_keywords.{name}.csv", KEYWORD_COLUMNS, rows)
-        log(f"{name}: {len(concepts)} concepts, {len(rows)} keywords, "
+        log(
+            f"{name}: {len(concepts)} concepts, {len(rows)} keywords, "
             f"{len(kw.denied)} denied, {len(kw.cased)} names made cased, "
             f"{len(kw.collision_dropped)} dropped as "
-            f"shared secondaries, {len(shared)} shared primaries")
+            f"shared secondaries, {len(shared)} shared primaries"
+        )
         if args.verbose:
             for d in sorted(kw.denied):
                 log("  denied", d)

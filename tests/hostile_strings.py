@@ -13,26 +13,96 @@ import random
 import sys
 import unicodedata
 
-WORDS = ("what is the premium limit of indemnity deductible in Germany France Spain policy "
-         "contract page section article L131-1 ISO-9001 GDPR 2024 EUR USD and or if then "
-         "quelle est la prime plafond de garantie cuál es el límite search for keywords").split()
-NFKC_SPACE = [ch for ch in map(chr, range(sys.maxunicode + 1))
-              if not ch.isspace() and " " in unicodedata.normalize("NFKC", ch)]
+WORDS = (
+    "what is the premium limit of indemnity deductible in Germany France Spain policy "
+    "contract page section article L131-1 ISO-9001 GDPR 2024 EUR USD and or if then "
+    "quelle est la prime plafond de garantie cuál es el límite search for keywords"
+).split()
+NFKC_SPACE = [
+    ch
+    for ch in map(chr, range(sys.maxunicode + 1))
+    if not ch.isspace() and " " in unicodedata.normalize("NFKC", ch)
+]
 PIECES = {
     "surrogate": ["\ud800", "\udfff", "\udc80", "\ud83d", "\ud83d\ude00"],
     "control": [chr(c) for c in (*range(0, 32), 127, *range(0x80, 0xA0))],
-    "bidi": ["\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066",
-             "\u2067", "\u2068", "\u2069", "\u061c", "\ufeff", "\u200b", "\u200d", "\u2060"],
+    "bidi": [
+        "\u200e",
+        "\u200f",
+        "\u202a",
+        "\u202b",
+        "\u202c",
+        "\u202d",
+        "\u202e",
+        "\u2066",
+        "\u2067",
+        "\u2068",
+        "\u2069",
+        "\u061c",
+        "\ufeff",
+        "\u200b",
+        "\u200d",
+        "\u2060",
+    ],
     "combining": ["\u0301", "\u0308", "\u0327", "\u0336", "\u20dd", "\u0345", "\u1dc0"],
-    "presentation": NFKC_SPACE + ["\ufb01", "\ufb03", "\ufdfd", "\uff21", "\u2460", "\u3392",
-                                  "\u33a1", "\u2166", "\ufe35", "\uff10"],
+    "presentation": NFKC_SPACE
+    + [
+        "\ufb01",
+        "\ufb03",
+        "\ufdfd",
+        "\uff21",
+        "\u2460",
+        "\u3392",
+        "\u33a1",
+        "\u2166",
+        "\ufe35",
+        "\uff10",
+    ],
     "quote": ['"', "'", "«", "»", "“", "”", "‘", "’", "„", "‹", "›", "`", "「", "」"],
-    "punct": [",", ";", ":", ".", "?", "!", "-", "/", "(", ")", "[", "]", "{", "}", "\\",
-              "|", "*", "+", "$", "€", "%", "#", "&", "\n", "\t", "\r"],
+    "punct": [
+        ",",
+        ";",
+        ":",
+        ".",
+        "?",
+        "!",
+        "-",
+        "/",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "\\",
+        "|",
+        "*",
+        "+",
+        "$",
+        "€",
+        "%",
+        "#",
+        "&",
+        "\n",
+        "\t",
+        "\r",
+    ],
     "emoji": ["🙂", "🇩🇪", "👩‍👩‍👧", "🏳️‍🌈", "\u2764\ufe0f"],
 }
-KINDS = ("words", "surrogate", "control", "bidi", "combining", "presentation", "quote",
-         "digits", "markers", "codepoints", "mixed", "blank")
+KINDS = (
+    "words",
+    "surrogate",
+    "control",
+    "bidi",
+    "combining",
+    "presentation",
+    "quote",
+    "digits",
+    "markers",
+    "codepoints",
+    "mixed",
+    "blank",
+)
 
 
 def hostile(rng: random.Random, kind: str | None = None, length: int | None = None) -> str:
@@ -43,12 +113,17 @@ def hostile(rng: random.Random, kind: str | None = None, length: int | None = No
         return rng.choice(["", " ", "\t\n", "\u200b", "\u3000 \u00a0"])
     if kind == "digits":
         run = "".join(rng.choice("0123456789") for _ in range(rng.choice((50, 500, 5000))))
-        return rng.choice(["What is the premium for ", "page ", "", "1."]) + run + \
-            rng.choice(["?", " EUR", "%", ".5", "-" + run[:40]])
+        return (
+            rng.choice(["What is the premium for ", "page ", "", "1."])
+            + run
+            + rng.choice(["?", " EUR", "%", ".5", "-" + run[:40]])
+        )
     if kind == "markers":
         marker = rng.choice(["keywords: ", "search for ", "mots-clés : ", "palabras clave: "])
-        return " ".join(marker + ", ".join(rng.sample(WORDS, 3)) + rng.choice([".", ";", ""])
-                        for _ in range(max(1, length // 40)))
+        return " ".join(
+            marker + ", ".join(rng.sample(WORDS, 3)) + rng.choice([".", ";", ""])
+            for _ in range(max(1, length // 40))
+        )
     if kind == "codepoints":
         return "".join(chr(rng.randrange(sys.maxunicode + 1)) for _ in range(length // 4 + 1))
     out: list[str] = []

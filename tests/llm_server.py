@@ -23,9 +23,17 @@ def make_llm(tiny_sats):
     made = []
 
     def make(fake: FakeLLMServer, **overrides) -> LLM:
-        options = {"base_url": fake.url, "model": "fake-model", "api_key": KEY,
-                   "timeout": 0.5, "backoff": 0.005, "max_retries": 2, "reasks": 1,
-                   "concurrency": 8, **overrides}
+        options = {
+            "base_url": fake.url,
+            "model": "fake-model",
+            "api_key": KEY,
+            "timeout": 0.5,
+            "backoff": 0.005,
+            "max_retries": 2,
+            "reasks": 1,
+            "concurrency": 8,
+            **overrides,
+        }
         llm = LLM(satellites=tiny_sats, **options)
         made.append(llm)
         return llm

@@ -48,16 +48,41 @@ class PostgresServer:
         if done.returncode != 0:
             raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr.strip()}")
 
-    def start(self) -> "PostgresServer":
+    def start(self) -> PostgresServer:
         if self._as_postgres:
             shutil.chown(self.folder, "postgres")
-        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8",
-                  "--no-sync", "--locale=C")
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--locale=C",
+        )
         # No TCP listener: the socket lives in the private temporary folder.
-        options = (f"-c listen_addresses='' -k {self.folder} -p {self.port} -c fsync=off "
-                   f"-c synchronous_commit=off -c full_page_writes=off")
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l",
-                  str(self.folder / "server.log"), "-w", "-t", "60", "start", timeout=90)
+        options = (
+            f"-c listen_addresses='' -k {self.folder} -p {self.port} -c fsync=off "
+            f"-c synchronous_commit=off -c full_page_writes=off"
+        )
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.folder / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+            timeout=90,
+        )
         return self
 
     def stop(self) -> None:

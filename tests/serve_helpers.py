@@ -23,11 +23,18 @@ class LiveServer:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning",
-                                                    access_log=False, lifespan="on",
-                                                    timeout_graceful_shutdown=5))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
-                                       daemon=True)
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                self.app,
+                log_level="warning",
+                access_log=False,
+                lifespan="on",
+                timeout_graceful_shutdown=5,
+            )
+        )
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
 
     @property
     def service(self):
@@ -48,8 +55,9 @@ class LiveServer:
         self.sock.close()
 
 
-def read_events(client: httpx.Client, path: str, *, headers=None, stop_after=None,
-                timeout: float = 30.0) -> list[dict]:
+def read_events(
+    client: httpx.Client, path: str, *, headers=None, stop_after=None, timeout: float = 30.0
+) -> list[dict]:
     """The SSE events of a stream (id, event, data as JSON), until it ends or `stop_after`
     events were read."""
     from httpx_sse import connect_sse

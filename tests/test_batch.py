@@ -1,4 +1,3 @@
-
 import pandas as pd
 import polars as pl
 import pytest
@@ -12,8 +11,14 @@ def test_every_input_yields_one_row_in_order_with_error_codes(tiny_sats):
     qdf = parse_questions(BAD, tiny_sats)
     assert list(qdf.question_id) == [f"q{i}" for i in range(len(BAD))]
     assert qdf.error_code.fillna("").tolist() == [
-        "missing_question", "missing_question", "empty_question", "empty_question",
-        "not_a_string", "not_a_string", ""]
+        "missing_question",
+        "missing_question",
+        "empty_question",
+        "empty_question",
+        "not_a_string",
+        "not_a_string",
+        "",
+    ]
     assert "row 4, column 'question'" in qdf.error_message.iloc[4]
     assert "(got 42)" in qdf.error_message.iloc[4]
     assert qdf.concepts.iloc[6] == ["premium"]
@@ -38,8 +43,9 @@ def test_single_mode_raises_a_clear_value_error(tiny_sats):
 
 
 def test_pandas_dataframe_with_id_and_question_columns(tiny_sats):
-    frame = pd.DataFrame({"qid": ["007", "008"], "text": ["premium in Germany?", None]},
-                         index=[10, 3])
+    frame = pd.DataFrame(
+        {"qid": ["007", "008"], "text": ["premium in Germany?", None]}, index=[10, 3]
+    )
     qdf = parse_questions(frame, tiny_sats, question_column="text", id_column="qid")
     assert isinstance(qdf, pd.DataFrame)
     assert qdf.question_id.tolist() == ["007", "008"]
@@ -82,8 +88,9 @@ def test_internal_failure_of_one_question_does_not_lose_the_batch(tiny_sats):
 
     from quaestio import DEFAULT_STEPS
 
-    qdf = parse_questions(["fine", "boom", "also fine"], tiny_sats,
-                          steps=DEFAULT_STEPS + (exploding,))
+    qdf = parse_questions(
+        ["fine", "boom", "also fine"], tiny_sats, steps=DEFAULT_STEPS + (exploding,)
+    )
     assert qdf.error_code.fillna("").tolist() == ["", "internal_error", ""]
     assert qdf.error_message.iloc[1] == "RuntimeError: step failed"
 

@@ -42,32 +42,55 @@ def test_parse_empty_question_fails_on_stderr():
     assert "Error: " in result.output and "empty" in result.output
 
 
-@pytest.mark.parametrize("suffix_in, suffix_out", [("csv", "parquet"), ("jsonl", "csv"),
-                                                   ("parquet", "jsonl")])
+@pytest.mark.parametrize(
+    "suffix_in, suffix_out", [("csv", "parquet"), ("jsonl", "csv"), ("parquet", "jsonl")]
+)
 def test_batch_formats_keep_one_row_per_question(tmp_path, sat_folder, suffix_in, suffix_out):
-    frame = pl.DataFrame({"id": ["a1", "a2", "a3"],
-                          "question": ["premium in Germany?", "", "limit of indemnity?"]})
+    frame = pl.DataFrame(
+        {"id": ["a1", "a2", "a3"], "question": ["premium in Germany?", "", "limit of indemnity?"]}
+    )
     src, dst = tmp_path / f"in.{suffix_in}", tmp_path / f"out.{suffix_out}"
     {"csv": frame.write_csv, "jsonl": frame.write_ndjson, "parquet": frame.write_parquet}[
-        suffix_in](src)
-    result = CliRunner().invoke(cli, ["batch", str(src), "-o", str(dst), "--id-column", "id",
-                                      "--satellites", str(sat_folder), "--chunk-size", "2"])
+        suffix_in
+    ](src)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "batch",
+            str(src),
+            "-o",
+            str(dst),
+            "--id-column",
+            "id",
+            "--satellites",
+            str(sat_folder),
+            "--chunk-size",
+            "2",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "3 questions" in result.output and "1 with an error_code" in result.output
-    out = {"csv": lambda p: pl.read_csv(p, infer_schema=False), "jsonl": pl.read_ndjson,
-           "parquet": pl.read_parquet}[suffix_out](dst)
+    out = {
+        "csv": lambda p: pl.read_csv(p, infer_schema=False),
+        "jsonl": pl.read_ndjson,
+        "parquet": pl.read_parquet,
+    }[suffix_out](dst)
     assert out["question_id"].to_list() == ["a1", "a2", "a3"]
     assert out["error_code"].to_list() == [None, "empty_question", None]
     concepts = out["concepts"].to_list()[0]
     assert (json.loads(concepts) if isinstance(concepts, str) else list(concepts)) == [
-        "premium", "country_de"]
+        "premium",
+        "country_de",
+    ]
 
 
 def test_batch_without_id_column_numbers_rows_across_chunks(tmp_path, sat_folder):
     src, dst = tmp_path / "in.csv", tmp_path / "out.parquet"
     pl.DataFrame({"question": [f"premium {i}" for i in range(5)]}).write_csv(src)
-    result = CliRunner().invoke(cli, ["batch", str(src), "-o", str(dst), "--chunk-size", "2",
-                                      "--satellites", str(sat_folder)])
+    result = CliRunner().invoke(
+        cli,
+        ["batch", str(src), "-o", str(dst), "--chunk-size", "2", "--satellites", str(sat_folder)],
+    )
     assert result.exit_code == 0, result.output
     assert pl.read_parquet(dst)["question_id"].to_list() == ["0", "1", "2", "3", "4"]
 

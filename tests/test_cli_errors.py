@@ -77,8 +77,7 @@ def test_a_user_error_is_one_line_and_exit_2(files, args, expected):
     args = [a.format(d=files) for a in args]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2, (result.output, result.exception)
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception,
-                                                                     SystemExit)
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
     assert "Traceback" not in result.output
     assert expected in result.output, result.output
     error_lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
@@ -93,8 +92,9 @@ def test_index_without_the_retrieval_extra_names_the_extra(files, monkeypatch):
 
     if hasattr(bm25, "_stopwords") and hasattr(bm25._stopwords, "cache_clear"):
         monkeypatch.setattr(bm25, "_stopwords", bm25._stopwords.__wrapped__)
-    result = CliRunner().invoke(cli, ["index", str(files / "docs"), "-o", str(files / "idx"),
-                                      "--no-embeddings"])
+    result = CliRunner().invoke(
+        cli, ["index", str(files / "docs"), "-o", str(files / "idx"), "--no-embeddings"]
+    )
     assert result.exit_code == 2, (result.output, result.exception)
     assert "pip install 'quaestio[retrieval]'" in result.output
 
@@ -112,8 +112,10 @@ def test_a_file_whose_every_row_failed_says_so_and_strict_fails(files):
 
 def test_strict_passes_a_clean_file_and_encoding_is_honoured(files):
     out = files / "o.jsonl"
-    result = CliRunner().invoke(cli, ["batch", str(files / "cp1251.csv"), "-o", str(out),
-                                      "--encoding", "cp1251", "--strict"])
+    result = CliRunner().invoke(
+        cli,
+        ["batch", str(files / "cp1251.csv"), "-o", str(out), "--encoding", "cp1251", "--strict"],
+    )
     assert result.exit_code == 0, result.output
     assert pl.read_ndjson(out)["original_question"].to_list() == ["Какова премия?"]
 
@@ -121,7 +123,8 @@ def test_strict_passes_a_clean_file_and_encoding_is_honoured(files):
 def test_eval_failures_into_a_missing_folder_is_one_line(files):
     gold = files / "gold2.csv"
     gold.write_text("question_id,question,answer_type\nq1,What is the premium?,date\n")
-    result = CliRunner().invoke(cli, ["eval", str(gold), "--failures",
-                                      str(files / "nowhere" / "f.csv")])
+    result = CliRunner().invoke(
+        cli, ["eval", str(gold), "--failures", str(files / "nowhere" / "f.csv")]
+    )
     assert result.exit_code == 2, (result.output, result.exception)
     assert "nowhere" in result.output and "--failures" in result.output

@@ -23,8 +23,14 @@ from quaestio.curation.phrases import extract_phrases  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "examples" / "curation_corpus"
 FIXTURES = ROOT / "tests" / "fixtures" / "satellites"
-DAMAGE = {"Water damage", "storm damage", "Flood damage", "Fire damage", "Hail damage",
-          "Smoke damage"}
+DAMAGE = {
+    "Water damage",
+    "storm damage",
+    "Flood damage",
+    "Fire damage",
+    "Hail damage",
+    "Smoke damage",
+}
 
 
 @pytest.fixture(scope="session")
@@ -85,23 +91,27 @@ def test_rerun_reads_the_cache(folder, cache_dir, found):
     assert again.candidates.equals(found.candidates)
 
 
-def test_review_file_round_trip_and_rejections_are_not_proposed_again(tmp_path, folder,
-                                                                      cache_dir, found):
+def test_review_file_round_trip_and_rejections_are_not_proposed_again(
+    tmp_path, folder, cache_dir, found
+):
     own = tmp_path / "sats"
     shutil.copytree(folder, own)
     review = write_candidates(found.candidates, tmp_path / "candidates.csv")
     frame = pl.read_csv(review, infer_schema=False)
     assert tuple(frame.columns) == REVIEW_COLUMNS
     decide = {"yearly premium": "accept", "insurance premium": "reject", "Fire damage": "reject"}
-    frame = frame.with_columns(pl.col("keyword").replace_strict(decide, default="")
-                               .alias("decision"))
+    frame = frame.with_columns(
+        pl.col("keyword").replace_strict(decide, default="").alias("decision")
+    )
     frame.write_csv(review)
     result = admit_candidates(review, own, added_by="ana", added_at="2026-12-01")
     assert result.admitted.select("concept", "keyword", "status", "source").rows() == [
-        ("premium", "yearly premium", "validated", "discovery")]
+        ("premium", "yearly premium", "validated", "discovery")
+    ]
     assert rejected_phrases(own) == {("en", "fire damage")}
-    after = discover_candidates(CORPUS, load_satellites(own), cache_dir=cache_dir,
-                                rejected=rejected_phrases(own))
+    after = discover_candidates(
+        CORPUS, load_satellites(own), cache_dir=cache_dir, rejected=rejected_phrases(own)
+    )
     proposed = set(after.candidates["keyword"])
     assert not proposed & {"yearly premium", "insurance premium", "Fire damage"}
     assert "premium payment" in proposed and "Hail damage" in proposed
@@ -113,8 +123,9 @@ def test_too_few_phrases_is_an_empty_explained_result(folder, cache_dir):
     result = discover_candidates(tiny, sats, cache_dir=cache_dir)
     assert result.candidates.is_empty() and result.clusters.is_empty()
     assert "fewer than min_cluster_size=5" in result.message
-    nothing = discover_candidates(pl.DataFrame({"text": ["It is 42. And 7, or 12."]}), sats,
-                                  cache_dir=cache_dir)
+    nothing = discover_candidates(
+        pl.DataFrame({"text": ["It is 42. And 7, or 12."]}), sats, cache_dir=cache_dir
+    )
     assert nothing.candidates.is_empty() and nothing.message.startswith("0 distinct phrase")
 
 
@@ -131,14 +142,29 @@ def test_discover_then_admit_from_the_cli(tmp_path, folder, cache_dir, found):
     own = tmp_path / "sats"
     shutil.copytree(folder, own)
     out = tmp_path / "candidates.csv"
-    result = CliRunner().invoke(cli, ["discover", str(CORPUS), "-o", str(out), "--satellites",
-                                      str(own), "--cache-dir", str(cache_dir)])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "discover",
+            str(CORPUS),
+            "-o",
+            str(out),
+            "--satellites",
+            str(own),
+            "--cache-dir",
+            str(cache_dir),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert f"candidates -> {out}" in result.output
     frame = pl.read_csv(out, infer_schema=False)
     assert frame.height == found.candidates.height
-    frame.with_columns(pl.when(pl.col("keyword") == "premium payment").then(pl.lit("accept"))
-                       .otherwise(pl.col("decision")).alias("decision")).write_csv(out)
+    frame.with_columns(
+        pl.when(pl.col("keyword") == "premium payment")
+        .then(pl.lit("accept"))
+        .otherwise(pl.col("decision"))
+        .alias("decision")
+    ).write_csv(out)
     result = CliRunner().invoke(cli, ["admit", str(out), "--satellites", str(own), "--by", "ana"])
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"1 admitted, 0 rejected, {frame.height - 1} pending")

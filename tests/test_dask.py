@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import SHARED_DATA
 
-dd = pytest.importorskip("dask.dataframe", reason="the dask extra is not installed: "
-                                                  "pip install 'quaestio[dask]'")
+dd = pytest.importorskip(
+    "dask.dataframe", reason="the dask extra is not installed: pip install 'quaestio[dask]'"
+)
 distributed = pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,9 +23,15 @@ VARYING = ["latency_ms"]  # wall-clock time of each parse: the only column runs 
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       protocol="tcp", host="127.0.0.1",
-                                       dashboard_address=None, silence_logs=40)
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=40,
+    )
     with cluster, distributed.Client(cluster) as c:
         yield c
 
@@ -49,8 +55,10 @@ def test_ten_thousand_real_questions_row_for_row(client):
     from quaestio.dask import parse_questions as dask_parse
 
     if not INSURANCEQA.exists():
-        pytest.skip(f"{INSURANCEQA} not found: the public InsuranceQA questions of "
-                    f"../shared/data (set QUAESTIO_SHARED_DATA to their folder)")
+        pytest.skip(
+            f"{INSURANCEQA} not found: the public InsuranceQA questions of "
+            f"../shared/data (set QUAESTIO_SHARED_DATA to their folder)"
+        )
     questions = [json.loads(line)["question"] for line in INSURANCEQA.open()][:10_000]
     assert len(questions) == 10_000
     frame = pd.DataFrame({"question": questions})
@@ -68,13 +76,18 @@ def test_ten_thousand_real_questions_row_for_row(client):
 def test_state_reaches_each_worker_once(client):
     from quaestio.dask import parse_questions as dask_parse
 
-    frame = dd.from_pandas(pd.DataFrame({"question": ["What is the premium?"] * 6,
-                                         "id": [f"a{i}" for i in range(6)]}), npartitions=3)
+    frame = dd.from_pandas(
+        pd.DataFrame(
+            {"question": ["What is the premium?"] * 6, "id": [f"a{i}" for i in range(6)]}
+        ),
+        npartitions=3,
+    )
     for _ in range(3):
         out = dask_parse(frame, client=client, id_column="id").compute()
     assert out.question_id.tolist() == [f"a{i}" for i in range(6)]
-    keys = client.run(lambda dask_worker: sorted(k for k in dask_worker.plugins
-                                                 if k.startswith("quaestio-")))
+    keys = client.run(
+        lambda dask_worker: sorted(k for k in dask_worker.plugins if k.startswith("quaestio-"))
+    )
     assert len(keys) == 2 and all(len(v) == 1 for v in keys.values()), keys
 
 
@@ -90,7 +103,8 @@ def test_a_worker_with_other_satellites_refuses_the_state(client):
 
 
 def test_failing_partition_is_retried_then_named(client):
-    from quaestio.dask import PartitionFailed, parse_questions as dask_parse
+    from quaestio.dask import PartitionFailed
+    from quaestio.dask import parse_questions as dask_parse
 
     rows = ["What is the premium?"] * 7 + [None]  # the last partition holds the bad row
     frame = dd.from_pandas(pd.DataFrame({"question": rows}), npartitions=4)
@@ -104,14 +118,16 @@ def test_failing_partition_is_retried_then_named(client):
 def test_search_and_confirm_match_in_process(client, tmp_path):
     pytest.importorskip("bm25s")
     from quaestio import confirm, parse_questions
-    from quaestio.dask import confirm as dask_confirm, parse_questions as dask_parse
+    from quaestio.dask import confirm as dask_confirm
+    from quaestio.dask import parse_questions as dask_parse
     from quaestio.dask import search as dask_search
     from quaestio.retrieval import HITS_SCHEMA, build_index, search
 
     gold = pd.read_csv(ROOT / "examples" / "retrieval_gold.csv")
     build_index(ROOT / "examples" / "corpus", tmp_path / "index", embedding_model=None)
-    qdf = dask_parse(dd.from_pandas(gold[["id", "question"]], npartitions=3), client=client,
-                     id_column="id")
+    qdf = dask_parse(
+        dd.from_pandas(gold[["id", "question"]], npartitions=3), client=client, id_column="id"
+    )
     hits = dask_search(str(tmp_path / "index"), qdf, client=client, k=5)
     assert list(hits._meta.columns) == HITS_SCHEMA.names
     answers, verdicts = dask_confirm(qdf, hits, client=client)
@@ -151,26 +167,56 @@ def test_cli_parse_and_search_on_a_running_scheduler(client, tmp_path):
 
     inputs = tmp_path / "in"
     inputs.mkdir()
-    rows = ["What is the annual premium?", "What is the deductible?", "",
-            "¿Cuál es la prima anual?", "Who are the parties?"]
+    rows = [
+        "What is the annual premium?",
+        "What is the deductible?",
+        "",
+        "¿Cuál es la prima anual?",
+        "Who are the parties?",
+    ]
     pd.DataFrame({"question": rows[:3]}).to_csv(inputs / "a.csv", index=False)
     pd.DataFrame({"question": rows[3:]}).to_csv(inputs / "b.csv", index=False)
     address = client.scheduler.address
     runner = CliRunner()
-    parsed = runner.invoke(cli, ["dask", "parse", str(inputs), "-o", str(tmp_path / "q"),
-                                 "--scheduler", address, "--quiet"])
+    parsed = runner.invoke(
+        cli,
+        [
+            "dask",
+            "parse",
+            str(inputs),
+            "-o",
+            str(tmp_path / "q"),
+            "--scheduler",
+            address,
+            "--quiet",
+        ],
+    )
     assert parsed.exit_code == 0, parsed.output
     table = pq.read_table(tmp_path / "q")
     assert table.column("question_id").to_pylist() == [f"q{i}" for i in range(5)]
     assert table.column("error_code").to_pylist()[2] == "empty_question"  # a row, not lost
     build_index(ROOT / "examples" / "corpus", tmp_path / "index", embedding_model=None)
-    searched = runner.invoke(cli, ["dask", "search", str(tmp_path / "index"), str(tmp_path / "q"),
-                                   "-o", str(tmp_path / "hits"), "--scheduler", address,
-                                   "-k", "2", "--quiet"])
+    searched = runner.invoke(
+        cli,
+        [
+            "dask",
+            "search",
+            str(tmp_path / "index"),
+            str(tmp_path / "q"),
+            "-o",
+            str(tmp_path / "hits"),
+            "--scheduler",
+            address,
+            "-k",
+            "2",
+            "--quiet",
+        ],
+    )
     assert searched.exit_code == 0, searched.output
     hits = pq.read_table(tmp_path / "hits")
     assert set(hits.column("question_id").to_pylist()) <= {f"q{i}" for i in range(5)}
     assert hits.num_rows > 0
-    empty = runner.invoke(cli, ["dask", "parse", str(tmp_path / "nothing*"), "-o", "x",
-                                "--scheduler", address])
+    empty = runner.invoke(
+        cli, ["dask", "parse", str(tmp_path / "nothing*"), "-o", "x", "--scheduler", address]
+    )
     assert empty.exit_code != 0 and "no .parquet, .csv or .jsonl files" in empty.output

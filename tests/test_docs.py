@@ -18,8 +18,11 @@ BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
 def test_readme_python_examples_print_what_they_show(block, monkeypatch):
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
-    expected = [line[3:] if line.startswith("#> ") else line[2:]
-                for line in block.splitlines() if line.startswith("#>")]
+    expected = [
+        line[3:] if line.startswith("#> ") else line[2:]
+        for line in block.splitlines()
+        if line.startswith("#>")
+    ]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(block, "README.md", "exec"), {})

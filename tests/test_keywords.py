@@ -16,7 +16,7 @@ def _texts(row, source):
 def _spans_point_into_the_original(row):
     for k in row.keywords:
         if k.span_start is not None:
-            surface = row.original_question[k.span_start:k.span_end]
+            surface = row.original_question[k.span_start : k.span_end]
             assert surface, f"empty span for {k}"
             if k.source in ("explicit", "anchor"):
                 assert surface == k.text, f"{k.text!r} vs {surface!r}"
@@ -24,20 +24,32 @@ def _spans_point_into_the_original(row):
 
 # --- explicit ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("question, expected", [
-    ('Search for "force majeure", "termination", "event of default" in this contract',
-     ["force majeure", "termination", "event of default"]),
-    ("Find “limite d’indemnité” and «plafond»", ["limite d’indemnité", "plafond"]),
-    ("Is the 'waiting period' defined? What's the insurer's view?", ["waiting period"]),
-    ("search for termination, force majeure and event of default in the contract",
-     ["termination", "force majeure", "event of default"]),
-    ("keywords: premium", ["premium"]),
-    ("Recherche les termes résiliation, préavis et pénalité dans le contrat",
-     ["résiliation", "préavis", "pénalité"]),
-    ("Busca por rescisión, preaviso y penalización en el contrato",
-     ["rescisión", "preaviso", "penalización"]),
-    ("I am looking for the premium for my car", []),  # not a list: an ordinary question
-])
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        (
+            'Search for "force majeure", "termination", "event of default" in this contract',
+            ["force majeure", "termination", "event of default"],
+        ),
+        ("Find “limite d’indemnité” and «plafond»", ["limite d’indemnité", "plafond"]),
+        ("Is the 'waiting period' defined? What's the insurer's view?", ["waiting period"]),
+        (
+            "search for termination, force majeure and event of default in the contract",
+            ["termination", "force majeure", "event of default"],
+        ),
+        ("keywords: premium", ["premium"]),
+        (
+            "Recherche les termes résiliation, préavis et pénalité dans le contrat",
+            ["résiliation", "préavis", "pénalité"],
+        ),
+        (
+            "Busca por rescisión, preaviso y penalización en el contrato",
+            ["rescisión", "preaviso", "penalización"],
+        ),
+        ("I am looking for the premium for my car", []),  # not a list: an ordinary question
+    ],
+)
 def test_explicit_terms_are_verbatim(tiny_sats, question, expected):
     row = parse_question(question, tiny_sats)
     explicit = _by_source(row, "explicit")
@@ -55,13 +67,17 @@ def test_explicit_terms_are_never_expanded_or_corrected(tiny_sats):
 
 # --- anchors -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("question, anchors", [
-    ("Does article L131-1 of the insurance code apply here?", ["L131-1"]),
-    ("Are we ISO-9001 certified since 2019?", ["ISO-9001", "2019"]),
-    ("Which controls map to ID.AM and PR.AC-1 under GDPR?", ["ID.AM", "PR.AC-1", "GDPR"]),
-    ("What changed in RC-2024 for order 104257?", ["RC-2024", "104257"]),
-    ("Is ISO/IEC 27001:2022 required by clause 4.2?", ["ISO/IEC 27001:2022", "clause 4.2"]),
-])
+
+@pytest.mark.parametrize(
+    "question, anchors",
+    [
+        ("Does article L131-1 of the insurance code apply here?", ["L131-1"]),
+        ("Are we ISO-9001 certified since 2019?", ["ISO-9001", "2019"]),
+        ("Which controls map to ID.AM and PR.AC-1 under GDPR?", ["ID.AM", "PR.AC-1", "GDPR"]),
+        ("What changed in RC-2024 for order 104257?", ["RC-2024", "104257"]),
+        ("Is ISO/IEC 27001:2022 required by clause 4.2?", ["ISO/IEC 27001:2022", "clause 4.2"]),
+    ],
+)
 def test_anchors(tiny_sats, question, anchors):
     row = parse_question(question, tiny_sats)
     assert _texts(row, "anchor") == anchors
@@ -73,14 +89,20 @@ def test_anchors(tiny_sats, question, anchors):
 
 # --- dictionary --------------------------------------------------------------------------
 
+
 def test_multiword_match_expands_to_every_language(tiny_sats):
     row = parse_question("What is the ANNUAL Premium in Germany?", tiny_sats)
     assert row.concepts == ["premium", "country_de"]
     premium = [k for k in row.keywords if k.concept == "premium"]
     assert premium[0].text == "annual premium" and premium[0].span_start == 12
-    assert row.original_question[premium[0].span_start:premium[0].span_end] == "ANNUAL Premium"
-    assert {k.text for k in premium} == {"annual premium", "premium", "prime", "cotisation",
-                                         "prima"}
+    assert row.original_question[premium[0].span_start : premium[0].span_end] == "ANNUAL Premium"
+    assert {k.text for k in premium} == {
+        "annual premium",
+        "premium",
+        "prime",
+        "cotisation",
+        "prima",
+    }
     assert {k.language for k in premium} == {"en", "fr", "es"}
     germany = {k.text for k in row.keywords if k.concept == "country_de"}
     assert germany == {"Germany", "Allemagne", "Alemania", "Deutschland", "DE", "DEU"}
@@ -99,7 +121,9 @@ def test_candidate_rows_do_not_take_part(tiny_sats):
 
 def test_short_codes_match_case_sensitively(tiny_sats):
     assert parse_question("Is the premium different in DE?", tiny_sats).concepts == [
-        "premium", "country_de"]
+        "premium",
+        "country_de",
+    ]
     spanish = parse_question("¿Cuál es la prima de la póliza?", tiny_sats)
     assert "country_de" not in spanish.concepts and spanish.concepts == ["premium"]
     shouting = parse_question("WHAT IS THE PREMIUM IN DE", tiny_sats)
@@ -117,15 +141,22 @@ def test_paraphrase_of_a_vocabulary_gap(tiny_sats):
     assert "plafond de garantie" in [k.text for k in row.keywords]
 
 
-@pytest.mark.parametrize("question, chosen, method", [
-    ("What prime do I pay the insurer for my insurance cover?", "premium",
-     "definition_overlap"),
-    ("Does the bank change the prime for loans?", "prime_rate", "definition_overlap"),
-    ("What is the prime?", "prime_rate", "language"),
-    ("Quelle est la prime ?", "premium", "language"),
-])
-def test_ambiguous_keyword_resolved_from_definitions_then_language(tiny_sats, question,
-                                                                   chosen, method):
+@pytest.mark.parametrize(
+    "question, chosen, method",
+    [
+        (
+            "What prime do I pay the insurer for my insurance cover?",
+            "premium",
+            "definition_overlap",
+        ),
+        ("Does the bank change the prime for loans?", "prime_rate", "definition_overlap"),
+        ("What is the prime?", "prime_rate", "language"),
+        ("Quelle est la prime ?", "premium", "language"),
+    ],
+)
+def test_ambiguous_keyword_resolved_from_definitions_then_language(
+    tiny_sats, question, chosen, method
+):
     row = parse_question(question, tiny_sats)
     (amb,) = row.ambiguous_keywords
     assert amb.text == "prime" and sorted(amb.candidates) == ["premium", "prime_rate"]
@@ -142,6 +173,7 @@ def test_ambiguity_tie_is_deterministic(tiny_sats):
 
 # --- spelling ----------------------------------------------------------------------------
 
+
 def test_typos_still_reach_the_concept(tiny_sats):
     row = parse_question("Whats the anual premuim?", tiny_sats)
     assert row.concepts == ["premium"]
@@ -149,7 +181,7 @@ def test_typos_still_reach_the_concept(tiny_sats):
     fixes = {(c.original, c.corrected, c.vocabulary) for c in row.spelling_corrections}
     assert ("premuim", "premium", "dictionary") in fixes
     match = next(k for k in row.keywords if k.span_start is not None and k.concept)
-    assert row.original_question[match.span_start:match.span_end] == "anual premuim"
+    assert row.original_question[match.span_start : match.span_end] == "anual premuim"
 
 
 def test_real_words_and_names_are_not_corrected(tiny_sats):
@@ -170,6 +202,7 @@ def test_spelling_can_be_switched_off_by_a_defaults_row(sat_folder):
 
 
 # --- direct and provenance ---------------------------------------------------------------
+
 
 def test_direct_tokens_drop_stopwords_and_keep_spans(tiny_sats):
     row = parse_question("How can we find the deductible for flood damage?", tiny_sats)

@@ -68,8 +68,13 @@ def test_concurrency_one_sends_one_request_at_a_time(make_llm, tiny_sats):
 
 
 def test_repeated_questions_cost_one_request_each(make_llm, tiny_sats, tmp_path):
-    batch = ["What is the premium?", "what is the  premium", "What is the limit?",
-             "What is the premium?", "What is the limit?"]
+    batch = [
+        "What is the premium?",
+        "what is the  premium",
+        "What is the limit?",
+        "What is the premium?",
+        "What is the limit?",
+    ]
     with FakeLLMServer() as fake:
         llm = make_llm(fake, cache_path=str(tmp_path / "cache.sqlite"))
         qdf = parse_questions(batch, tiny_sats, llm=llm)
@@ -87,24 +92,46 @@ def test_failing_questions_fall_back_and_no_row_is_lost(make_llm, tiny_sats):
             return Reply.invalid_json()
         return analysis_responder({"answer_type": "date"})(request)
 
-    batch = ["When does it start?", "BROKEN question?", None, "GARBLED one?", "", 42,
-             "When does it end?"]
+    batch = [
+        "When does it start?",
+        "BROKEN question?",
+        None,
+        "GARBLED one?",
+        "",
+        42,
+        "When does it end?",
+    ]
     with FakeLLMServer(respond) as fake:
         qdf = parse_questions(batch, tiny_sats, llm=make_llm(fake, max_retries=1))
         assert fake.count() == 2 + 2 + 2  # two fine, BROKEN with a retry, GARBLED re-asked
     assert len(qdf) == len(batch)
-    assert qdf.llm_status.tolist() == ["ok", "fallback:server_error", "off",
-                                       "fallback:invalid_json", "off", "off", "ok"]
-    assert qdf.error_code.fillna("").tolist() == ["", "", "missing_question", "",
-                                                  "empty_question", "not_a_string", ""]
+    assert qdf.llm_status.tolist() == [
+        "ok",
+        "fallback:server_error",
+        "off",
+        "fallback:invalid_json",
+        "off",
+        "off",
+        "ok",
+    ]
+    assert qdf.error_code.fillna("").tolist() == [
+        "",
+        "",
+        "missing_question",
+        "",
+        "empty_question",
+        "not_a_string",
+        "",
+    ]
     assert qdf.answer_type.tolist()[0] == "date"
 
 
 def test_429_pauses_every_request_and_everything_completes(make_llm, tiny_sats):
     with FakeLLMServer() as fake:
         fake.script(*[Reply.error(429, retry_after=0.1)] * 4)
-        qdf = parse_questions(QUESTIONS[:8], tiny_sats, llm=make_llm(fake, concurrency=4,
-                                                                     max_retries=3))
+        qdf = parse_questions(
+            QUESTIONS[:8], tiny_sats, llm=make_llm(fake, concurrency=4, max_retries=3)
+        )
         assert set(qdf.llm_status) == {"ok"}
         assert fake.count() == 8 + 4
 
@@ -132,8 +159,10 @@ def test_two_batches_at_once_on_one_llm(make_llm, tiny_sats, capsys):
     with FakeLLMServer(latency=0.02) as fake:
         llm = make_llm(fake, concurrency=4)
         with ThreadPoolExecutor(2) as pool:
-            runs = [pool.submit(parse_questions, QUESTIONS[n::2], tiny_sats, llm=llm,
-                                progress=True) for n in (0, 1)]
+            runs = [
+                pool.submit(parse_questions, QUESTIONS[n::2], tiny_sats, llm=llm, progress=True)
+                for n in (0, 1)
+            ]
             frames = [r.result() for r in runs]
     assert [f.original_question.tolist() for f in frames] == [QUESTIONS[0::2], QUESTIONS[1::2]]
     assert all(set(f.llm_status) == {"ok"} for f in frames)

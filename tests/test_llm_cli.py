@@ -13,13 +13,17 @@ from quaestio.cli import cli
 
 
 def _env(fake):
-    return {"QUAESTIO_LLM_BASE_URL": fake.url, "QUAESTIO_LLM_MODEL": "fake-model",
-            "QUAESTIO_LLM_API_KEY": KEY}
+    return {
+        "QUAESTIO_LLM_BASE_URL": fake.url,
+        "QUAESTIO_LLM_MODEL": "fake-model",
+        "QUAESTIO_LLM_API_KEY": KEY,
+    }
 
 
 def test_parse_llm_prints_the_status_and_never_the_key(server):
-    result = CliRunner().invoke(cli, ["parse", "--llm", "What is the annual premium?"],
-                                env=_env(server))
+    result = CliRunner().invoke(
+        cli, ["parse", "--llm", "What is the annual premium?"], env=_env(server)
+    )
     assert result.exit_code == 0, result.output
     assert "llm:         ok (fake-model" in result.output
     assert KEY not in result.output
@@ -28,17 +32,31 @@ def test_parse_llm_prints_the_status_and_never_the_key(server):
 
 
 def test_parse_llm_json_row(server):
-    result = CliRunner().invoke(cli, ["parse", "--llm", "--json", "--llm-base-url", server.url,
-                                      "--llm-model", "other", "What is the premium?"],
-                                env={"QUAESTIO_LLM_API_KEY": KEY})
+    result = CliRunner().invoke(
+        cli,
+        [
+            "parse",
+            "--llm",
+            "--json",
+            "--llm-base-url",
+            server.url,
+            "--llm-model",
+            "other",
+            "What is the premium?",
+        ],
+        env={"QUAESTIO_LLM_API_KEY": KEY},
+    )
     row = json.loads(result.output)
     assert row["provenance"]["llm_status"] == "ok" and row["provenance"]["llm_model"] == "other"
 
 
 def test_the_key_can_be_typed_at_a_hidden_prompt(server):
-    result = CliRunner().invoke(cli, ["parse", "--llm", "--llm-ask-key", "What is the premium?"],
-                                env={**_env(server), "QUAESTIO_LLM_API_KEY": ""},
-                                input="typed-secret-key-123\n")
+    result = CliRunner().invoke(
+        cli,
+        ["parse", "--llm", "--llm-ask-key", "What is the premium?"],
+        env={**_env(server), "QUAESTIO_LLM_API_KEY": ""},
+        input="typed-secret-key-123\n",
+    )
     assert result.exit_code == 0, result.output
     assert "typed-secret-key-123" not in result.output
     assert server.requests[0].headers["authorization"] == "Bearer typed-secret-key-123"
@@ -54,12 +72,25 @@ def test_missing_configuration_is_a_clear_error(monkeypatch):
 
 def test_batch_llm_writes_every_row_with_its_status(server, tmp_path):
     source = tmp_path / "q.csv"
-    source.write_text("question\nWhat is the premium?\nWhat is the limit?\n"
-                      "What is the premium?\n\n")
+    source.write_text(
+        "question\nWhat is the premium?\nWhat is the limit?\nWhat is the premium?\n\n"
+    )
     out = tmp_path / "out.parquet"
-    result = CliRunner().invoke(cli, ["batch", str(source), "-o", str(out), "--llm",
-                                      "--llm-concurrency", "4", "--llm-cache",
-                                      str(tmp_path / "cache.sqlite")], env=_env(server))
+    result = CliRunner().invoke(
+        cli,
+        [
+            "batch",
+            str(source),
+            "-o",
+            str(out),
+            "--llm",
+            "--llm-concurrency",
+            "4",
+            "--llm-cache",
+            str(tmp_path / "cache.sqlite"),
+        ],
+        env=_env(server),
+    )
     assert result.exit_code == 0, result.output
     table = pq.read_table(out)
     assert table["llm_status"].to_pylist() == ["ok", "ok", "cached"]

@@ -17,16 +17,24 @@ def test_environment_then_defaults_rows_then_arguments(monkeypatch, tiny_sats):
     llm = LLM(satellites=tiny_sats, model="arg-model")
     c = llm.config
     assert (c.base_url, c.model, c.concurrency, c.api_key) == (
-        "http://127.0.0.1:9/v1", "arg-model", 3, "sk-from-env-123")
+        "http://127.0.0.1:9/v1",
+        "arg-model",
+        3,
+        "sk-from-env-123",
+    )
     assert (c.max_retries, c.rewrite_weight, c.rewrites) == (3, 0.3, 4)  # defaults rows
     assert "sk-from-env-123" not in repr(llm) + repr(c)
 
 
 def test_a_project_tunes_the_llm_in_its_defaults_rows(tiny_sats):
-    rows = pl.DataFrame({"key": ["llm_max_retries", "weight_llm_rewrite", "llm_concurrency"],
-                         "value": ["7", "0.2", "32"], "description": ["", "", ""]})
-    sats = load_satellites("tests/fixtures/satellites", extra={"defaults": rows},
-                           override=True)
+    rows = pl.DataFrame(
+        {
+            "key": ["llm_max_retries", "weight_llm_rewrite", "llm_concurrency"],
+            "value": ["7", "0.2", "32"],
+            "description": ["", "", ""],
+        }
+    )
+    sats = load_satellites("tests/fixtures/satellites", extra={"defaults": rows}, override=True)
     c = LLM(base_url="http://127.0.0.1:9/v1", model="m", satellites=sats).config
     assert (c.max_retries, c.rewrite_weight, c.concurrency) == (7, 0.2, 32)
 
@@ -47,8 +55,10 @@ def test_json_mode_from_the_start(tiny_sats):
     from quaestio.llm.testing import FakeLLMServer
 
     with FakeLLMServer() as fake:
-        llm = LLM(LLMConfig(base_url=fake.url, model="m", response_format="json_object"),
-                  satellites=tiny_sats)
+        llm = LLM(
+            LLMConfig(base_url=fake.url, model="m", response_format="json_object"),
+            satellites=tiny_sats,
+        )
         row = parse_question("What is the premium?", tiny_sats, llm=llm)
         assert [r.response_format for r in fake.requests] == ["json_object"]
     assert row.provenance.llm_status == "ok"
@@ -58,10 +68,13 @@ def test_the_llm_mode_without_its_client_library_names_the_extra():
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['openai'] = None\n"
-            "from quaestio.llm import LLM, LLMConfig, LLMUnavailableError\n"
-            "try:\n    LLM(LLMConfig(base_url='http://127.0.0.1:9/v1', model='m'))\n"
-            "except LLMUnavailableError as e:\n    print(e)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys; sys.modules['openai'] = None\n"
+        "from quaestio.llm import LLM, LLMConfig, LLMUnavailableError\n"
+        "try:\n    LLM(LLMConfig(base_url='http://127.0.0.1:9/v1', model='m'))\n"
+        "except LLMUnavailableError as e:\n    print(e)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert "pip install 'quaestio[llm]'" in out

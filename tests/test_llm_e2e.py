@@ -27,8 +27,12 @@ from quaestio import load_satellites
 from quaestio.analysis import parse_question, parse_questions
 from quaestio.llm import LLM
 
-pytestmark = [pytest.mark.llm_e2e, pytest.mark.skipif(
-    os.environ.get("QUAESTIO_LLM_E2E") != "1", reason="opt-in: set QUAESTIO_LLM_E2E=1")]
+pytestmark = [
+    pytest.mark.llm_e2e,
+    pytest.mark.skipif(
+        os.environ.get("QUAESTIO_LLM_E2E") != "1", reason="opt-in: set QUAESTIO_LLM_E2E=1"
+    ),
+]
 
 DEFAULT_BIN = Path.home() / ".cache" / "quaestio" / "llama" / "build" / "bin" / "llama-server"
 
@@ -49,9 +53,25 @@ def llama_url():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     # -t 1: two threads stall under load on 2 cores (see the shared recipes)
-    proc = subprocess.Popen([str(binary), "-m", str(_model()), "--host", "127.0.0.1",
-                             "--port", str(port), "-c", "4096", "-t", "1", "-np", "1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            str(binary),
+            "-m",
+            str(_model()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "-c",
+            "4096",
+            "-t",
+            "1",
+            "-np",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -75,8 +95,13 @@ def sats():
 
 
 def test_a_real_model_fills_a_valid_row_inside_the_satellites(llama_url, sats, tmp_path):
-    llm = LLM(base_url=llama_url, model="smollm2", timeout=120, max_retries=1,
-              cache_path=str(tmp_path / "cache.sqlite"))
+    llm = LLM(
+        base_url=llama_url,
+        model="smollm2",
+        timeout=120,
+        max_retries=1,
+        cache_path=str(tmp_path / "cache.sqlite"),
+    )
     row = parse_question("What is the annual premium for the policy in Germany?", sats, llm=llm)
     p = row.provenance
     # The schema's bounds (list sizes, string lengths) keep even a 135M model from running
@@ -85,8 +110,7 @@ def test_a_real_model_fills_a_valid_row_inside_the_satellites(llama_url, sats, t
     assert p.parser_mode == "llm" and p.llm_tokens_in > 0 and 0 < p.llm_tokens_out < 1024
     assert row.answer_type in sats.answer_types["answer_type"].to_list()
     assert set(row.concepts) <= set(sats.concepts["concept"].to_list())
-    again = parse_question("what is the annual premium for the policy in germany", sats,
-                           llm=llm)
+    again = parse_question("what is the annual premium for the policy in germany", sats, llm=llm)
     assert again.provenance.llm_status == "cached"
 
 

@@ -14,15 +14,24 @@ from quaestio.llm.testing import FakeLLMServer, Reply
 from quaestio.schema import to_record
 
 Q = "What is the annual premium in Germany?"
-_PROVENANCE = {"parser_mode", "llm_model", "llm_status", "llm_tokens_in", "llm_tokens_out",
-               "latency_ms", "warnings", "rules_fired"}
+_PROVENANCE = {
+    "parser_mode",
+    "llm_model",
+    "llm_status",
+    "llm_tokens_in",
+    "llm_tokens_out",
+    "latency_ms",
+    "warnings",
+    "rules_fired",
+}
 
 
 def _same_as_offline(row, sats):
     offline = to_record(parse_question(Q, sats))
     got = to_record(row)
-    diff = {k: (offline[k], got[k]) for k in offline if k not in _PROVENANCE
-            and offline[k] != got[k]}
+    diff = {
+        k: (offline[k], got[k]) for k in offline if k not in _PROVENANCE and offline[k] != got[k]
+    }
     assert not diff, f"fallback row differs from the offline row: {diff}"
 
 
@@ -34,25 +43,45 @@ def test_one_request_per_question_when_all_goes_well(server, make_llm):
     assert p.llm_tokens_in > 100 and p.llm_tokens_out > 0 and p.latency_ms > 0
 
 
-@pytest.mark.parametrize("replies, requests, status", [
-    ([Reply.error(429, retry_after=0.02)], 2, "ok"),
-    ([Reply.error(500), Reply.error(503)], 3, "ok"),
-    ([Reply.error(500)] * 3, 3, "fallback:server_error"),
-    ([Reply.error(429, retry_after=60)], 1, "fallback:rate_limited"),
-    ([Reply.slow(1.0)] * 3, 3, "fallback:timeout"),
-    ([Reply.dropped()] * 3, 3, "fallback:connection_error"),
-    ([Reply.invalid_json()], 2, "ok"),
-    ([Reply.invalid_json()] * 2, 2, "fallback:invalid_json"),
-    ([Reply.truncated()] * 2, 2, "fallback:truncated"),
-    ([Reply.json({"corrected_question": Q, "answer_type": 42})] * 2, 2,
-     "fallback:schema_violation"),
-    ([Reply.json({"answer_type": "amount"})], 2, "ok"),  # fields missing: re-asked once
-    ([Reply.refused()], 1, "fallback:refusal"),
-    ([Reply.error(401)], 1, "fallback:auth_error"),
-    ([Reply(status=200, body=b'{"choices": [')] * 3, 3, "fallback:bad_response"),
-], ids=["429-retry-after", "5xx-then-ok", "5xx-exhausted", "429-too-long", "timeout",
-        "dropped", "invalid-json-reask", "invalid-json-twice", "truncated", "schema-violation",
-        "missing-fields-reask", "refusal", "auth", "broken-envelope"])
+@pytest.mark.parametrize(
+    "replies, requests, status",
+    [
+        ([Reply.error(429, retry_after=0.02)], 2, "ok"),
+        ([Reply.error(500), Reply.error(503)], 3, "ok"),
+        ([Reply.error(500)] * 3, 3, "fallback:server_error"),
+        ([Reply.error(429, retry_after=60)], 1, "fallback:rate_limited"),
+        ([Reply.slow(1.0)] * 3, 3, "fallback:timeout"),
+        ([Reply.dropped()] * 3, 3, "fallback:connection_error"),
+        ([Reply.invalid_json()], 2, "ok"),
+        ([Reply.invalid_json()] * 2, 2, "fallback:invalid_json"),
+        ([Reply.truncated()] * 2, 2, "fallback:truncated"),
+        (
+            [Reply.json({"corrected_question": Q, "answer_type": 42})] * 2,
+            2,
+            "fallback:schema_violation",
+        ),
+        ([Reply.json({"answer_type": "amount"})], 2, "ok"),  # fields missing: re-asked once
+        ([Reply.refused()], 1, "fallback:refusal"),
+        ([Reply.error(401)], 1, "fallback:auth_error"),
+        ([Reply(status=200, body=b'{"choices": [')] * 3, 3, "fallback:bad_response"),
+    ],
+    ids=[
+        "429-retry-after",
+        "5xx-then-ok",
+        "5xx-exhausted",
+        "429-too-long",
+        "timeout",
+        "dropped",
+        "invalid-json-reask",
+        "invalid-json-twice",
+        "truncated",
+        "schema-violation",
+        "missing-fields-reask",
+        "refusal",
+        "auth",
+        "broken-envelope",
+    ],
+)
 def test_failure_modes(server, make_llm, tiny_sats, replies, requests, status):
     server.script(*replies)
     row = parse_question(Q, tiny_sats, llm=make_llm(server, timeout=0.3))
@@ -73,8 +102,9 @@ def test_retry_after_is_honoured(server, make_llm, tiny_sats):
 
 
 def test_reask_sends_the_validation_error_back(server, make_llm, tiny_sats):
-    server.script(Reply.json({"corrected_question": Q, "answer_type": ["x"],
-                              "answer_shape": "single"}))
+    server.script(
+        Reply.json({"corrected_question": Q, "answer_type": ["x"], "answer_shape": "single"})
+    )
     parse_question(Q, tiny_sats, llm=make_llm(server))
     second = server.requests[1].messages
     assert second[-2]["role"] == "assistant" and "answer_type" in second[-1]["content"]

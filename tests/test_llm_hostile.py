@@ -18,9 +18,11 @@ def rewrite_terms(row) -> list[str]:
 
 
 def test_rewrite_terms_outside_question_dictionary_and_word_list_are_dropped(
-        server, make_llm, tiny_sats):
+    server, make_llm, tiny_sats
+):
     server.responder = analysis_responder(
-        {"rewrites": ["malware rootkit exfiltration", "yearly contribution payable"]})
+        {"rewrites": ["malware rootkit exfiltration", "yearly contribution payable"]}
+    )
     row = parse_question("What is the annual premium?", tiny_sats, llm=make_llm(server))
     terms = rewrite_terms(row)
     assert not {"malware", "rootkit", "exfiltration"} & set(terms), terms
@@ -29,10 +31,11 @@ def test_rewrite_terms_outside_question_dictionary_and_word_list_are_dropped(
 
 
 def test_rewrite_terms_are_capped(server, make_llm, tiny_sats):
-    words = ("policy contract insurer insured payment yearly monthly amount total cost "
-             "price fee charge sum figure value rate level").split()
-    server.responder = analysis_responder({"rewrites": [" ".join(words[:9]),
-                                                        " ".join(words[9:])]})
+    words = (
+        "policy contract insurer insured payment yearly monthly amount total cost "
+        "price fee charge sum figure value rate level"
+    ).split()
+    server.responder = analysis_responder({"rewrites": [" ".join(words[:9]), " ".join(words[9:])]})
     row = parse_question("What is the annual premium?", tiny_sats, llm=make_llm(server))
     cap = tiny_sats.defaults.llm_max_rewrite_terms
     assert len(words) > cap and len(rewrite_terms(row)) == cap
@@ -49,8 +52,9 @@ def test_a_5000_digit_number_does_not_discard_a_valid_reply(server, make_llm, ti
 
 def test_the_retry_backoff_doubles(make_llm, tiny_sats, monkeypatch):
     pauses: list[float] = []
-    fake_time = types.SimpleNamespace(sleep=pauses.append, monotonic=time.monotonic,
-                                      perf_counter=time.perf_counter)
+    fake_time = types.SimpleNamespace(
+        sleep=pauses.append, monotonic=time.monotonic, perf_counter=time.perf_counter
+    )
     monkeypatch.setattr(client_module, "time", fake_time)
     with FakeLLMServer() as fake:
         fake.script(*[Reply.error(500)] * 5)  # the first attempt and 4 retries
@@ -60,4 +64,4 @@ def test_the_retry_backoff_doubles(make_llm, tiny_sats, monkeypatch):
     pauses = [p for p in pauses if p > 0]  # the zero waits before each call (no 429 seen)
     assert len(pauses) == 4
     for n, pause in enumerate(pauses):  # 1, 2, 4, 8 s, each within its +/-25% jitter
-        assert 0.75 * 2 ** n <= pause <= 1.25 * 2 ** n, pauses
+        assert 0.75 * 2**n <= pause <= 1.25 * 2**n, pauses

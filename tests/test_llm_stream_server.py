@@ -15,8 +15,11 @@ def test_streamed_reply_arrives_in_pieces_with_usage():
         client = openai.OpenAI(base_url=fake.url, api_key="x")
         pieces, usage = [], None
         for chunk in client.chat.completions.create(
-                model="m", messages=[{"role": "user", "content": "premium?"}], stream=True,
-                stream_options={"include_usage": True}):
+            model="m",
+            messages=[{"role": "user", "content": "premium?"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        ):
             pieces += [c.delta.content for c in chunk.choices if c.delta.content]
             usage = chunk.usage or usage
     assert pieces == ["The ", "premium ", "is ", "480 ", "EUR."], pieces
@@ -25,8 +28,11 @@ def test_streamed_reply_arrives_in_pieces_with_usage():
 
 def test_a_client_that_leaves_mid_stream_is_counted():
     with FakeLLMServer(responder=lambda r: Reply.text("a b c d e f", chunk_delay=0.1)) as fake:
-        with httpx.stream("POST", fake.url + "/chat/completions",
-                          json={"model": "m", "messages": [], "stream": True}) as response:
+        with httpx.stream(
+            "POST",
+            fake.url + "/chat/completions",
+            json={"model": "m", "messages": [], "stream": True},
+        ) as response:
             next(response.iter_lines())
         deadline = time.monotonic() + 3
         while fake.streams_aborted == 0 and time.monotonic() < deadline:

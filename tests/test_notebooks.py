@@ -16,8 +16,12 @@ NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("*.ipynb"))
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path):
     notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     client.execute()  # raises CellExecutionError, naming the cell, on any exception
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
@@ -27,8 +31,11 @@ def test_notebook_executes(path):
 
 
 def _drawing_cells(notebook):
-    return [c for c in notebook.cells
-            if c.cell_type == "code" and ("plt." in c.source or ".plot" in c.source)]
+    return [
+        c
+        for c in notebook.cells
+        if c.cell_type == "code" and ("plt." in c.source or ".plot" in c.source)
+    ]
 
 
 def _images(cell) -> int:
@@ -52,5 +59,9 @@ def test_the_quickstart_shows_a_picture():
 
 
 def test_there_are_notebooks():
-    assert {p.stem for p in NOTEBOOKS} >= {"01_quickstart", "02_batch_evaluation", "03_retrieval",
-                                          "04_curation"}
+    assert {p.stem for p in NOTEBOOKS} >= {
+        "01_quickstart",
+        "02_batch_evaluation",
+        "03_retrieval",
+        "04_curation",
+    }

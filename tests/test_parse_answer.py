@@ -11,7 +11,7 @@ from quaestio.analysis.rules import cue_rules
 
 # The answer step reads what the steps before it found (language, concepts); the later
 # steps do not change its columns.
-STEPS = DEFAULT_STEPS[:DEFAULT_STEPS.index(answer_shape_and_type) + 1]
+STEPS = DEFAULT_STEPS[: DEFAULT_STEPS.index(answer_shape_and_type) + 1]
 
 
 def _parse(question, sats=None):
@@ -31,12 +31,22 @@ CASES = [
     # a notice, in a contract, is the period given ("90 days' written notice")
     ("What notice is needed to stop the renewal of the agreement?", "single", "duration"),
     # A requested unit names the type, over a year or a head noun elsewhere in the question
-    ("What is the year end FY2019 total amount of inventories? Answer in USD millions.",
-     "single", "amount"),
-    ("What is the FY2018 - FY2020 3 year average capex as a % of revenue?", "single",
-     "percentage"),
-    ("What is the year-over-year change in revenue from FY2016 to FY2017 (in units of "
-     "percents)?", "single", "percentage"),
+    (
+        "What is the year end FY2019 total amount of inventories? Answer in USD millions.",
+        "single",
+        "amount",
+    ),
+    (
+        "What is the FY2018 - FY2020 3 year average capex as a % of revenue?",
+        "single",
+        "percentage",
+    ),
+    (
+        "What is the year-over-year change in revenue from FY2016 to FY2017 (in units of "
+        "percents)?",
+        "single",
+        "percentage",
+    ),
     ("Quel est le chiffre d'affaires 2023 en millions d'euros ?", "single", "amount"),
     ("¿Cuál fue la variación de las ventas en 2023 en porcentaje?", "single", "percentage"),
     # English
@@ -67,8 +77,7 @@ CASES = [
     ("What is the premium per year?", "single", "amount"),
     ("Give me the steps to file a claim", "tree", "text"),
     ("Compare the premiums of the three offers", "table", "amount"),
-    ("List the brokers with their name, address and phone number", "nested_json",
-     "organization"),
+    ("List the brokers with their name, address and phone number", "nested_json", "organization"),
     ("Hello there", "single", "text"),
     # French
     ("Quel est le montant de la prime annuelle ?", "single", "amount"),
@@ -126,28 +135,36 @@ def test_shape_and_type(question, shape, answer_type):
     row = _parse(question)
     got = (row.answer_shape, row.answer_type)
     fired = row.provenance.rules_fired
-    assert got == (shape, answer_type), \
+    assert got == (shape, answer_type), (
         f"{question!r}: expected {(shape, answer_type)}, got {got} from {fired}"
+    )
 
 
-@pytest.mark.parametrize("question, answer_type", [
-    ("How much is the premium?", "amount"),        # the question word and the concept agree
-    ("How much premium do I owe?", "amount"),      # "how much" + noun is weaker than the concept
-    ("How much caffeine is in a cup?", "number"),  # ... and decides when no concept has a type
-    ("When is the premium due?", "date"),          # a specific question word beats the concept
-    ("Who pays the premium?", "person"),           # weak money hints do not pile up against "who"
-    ("What is the term for a group of geese?", "text"),  # "the term for" asks for a word
-])
+@pytest.mark.parametrize(
+    "question, answer_type",
+    [
+        ("How much is the premium?", "amount"),  # the question word and the concept agree
+        ("How much premium do I owe?", "amount"),  # "how much" + noun is weaker than the concept
+        ("How much caffeine is in a cup?", "number"),  # ... and decides when no concept has a type
+        ("When is the premium due?", "date"),  # a specific question word beats the concept
+        ("Who pays the premium?", "person"),  # weak money hints do not pile up against "who"
+        ("What is the term for a group of geese?", "text"),  # "the term for" asks for a word
+    ],
+)
 def test_concept_default_is_between_weak_and_specific_cues(question, answer_type):
     row = _parse(question)
-    assert row.answer_type == answer_type, \
+    assert row.answer_type == answer_type, (
         f"{question!r}: expected {answer_type}, got {row.answer_type} {row.provenance.rules_fired}"
+    )
 
 
 def test_rules_fired_name_the_winner_first_then_the_rest():
     row = _parse("What is the annual premium?")
     assert row.provenance.rules_fired == [
-        "cues:type_amount_head_en", "concepts:premium.answer_type", "cues:type_concept_default"]
+        "cues:type_amount_head_en",
+        "concepts:premium.answer_type",
+        "cues:type_concept_default",
+    ]
     row = _parse("When is the premium due?")
     assert row.provenance.rules_fired[:1] == ["cues:type_when_en"]
     assert "concepts:premium.answer_type" in row.provenance.rules_fired
@@ -155,7 +172,11 @@ def test_rules_fired_name_the_winner_first_then_the_rest():
 
 def test_unclassifiable_question_falls_back_without_firing():
     row = _parse("Hello there")
-    assert (row.answer_shape, row.answer_type, row.provenance.rules_fired) == ("single", "text", [])
+    assert (row.answer_shape, row.answer_type, row.provenance.rules_fired) == (
+        "single",
+        "text",
+        [],
+    )
 
 
 def test_false_friends_stay_in_their_language():
@@ -165,14 +186,17 @@ def test_false_friends_stay_in_their_language():
 
 
 def _cues(rows):
-    return pl.DataFrame(rows, schema=["cue_id", "family", "target", "language", "pattern",
-                                      "weight"], orient="row")
+    return pl.DataFrame(
+        rows, schema=["cue_id", "family", "target", "language", "pattern", "weight"], orient="row"
+    )
 
 
 @pytest.mark.parametrize("order", [1, -1])
 def test_contradictory_cues_give_one_deterministic_answer(order):
-    rows = [("zz_date", "answer_type", "date", "en", r"\bwidget\b", "0.7"),
-            ("zz_amount", "answer_type", "amount", "en", r"\bgadget\b", "0.7")][::order]
+    rows = [
+        ("zz_date", "answer_type", "date", "en", r"\bwidget\b", "0.7"),
+        ("zz_amount", "answer_type", "amount", "en", r"\bgadget\b", "0.7"),
+    ][::order]
     sats = load_satellites(extra={"cues": _cues(rows)})
     row = _parse("Tell me about the gadget and the widget", sats)
     # Equal weight and equal sum: the evidence found first in the question wins.
@@ -181,8 +205,18 @@ def test_contradictory_cues_give_one_deterministic_answer(order):
 
 
 def test_concept_default_weight_is_a_row():
-    never = _cues([("type_concept_default", "answer_type_concept", None, "*",
-                    r"\bnever in a question\b", "0.5")])
+    never = _cues(
+        [
+            (
+                "type_concept_default",
+                "answer_type_concept",
+                None,
+                "*",
+                r"\bnever in a question\b",
+                "0.5",
+            )
+        ]
+    )
     sats = load_satellites(extra={"cues": never}, override=True)
     bundled = _parse("Tell me about the premium")
     assert (bundled.answer_type, bundled.concepts) == ("amount", ["premium"])
@@ -190,74 +224,101 @@ def test_concept_default_weight_is_a_row():
     assert (without.answer_type, without.provenance.rules_fired) == ("text", [])
 
 
-@pytest.mark.parametrize("target, pattern, column, reason", [
-    ("amount", r"how (much", "pattern", "regex does not compile"),
-    ("ammount", r"how much", "target", "unknown answer_type"),
-])
+@pytest.mark.parametrize(
+    "target, pattern, column, reason",
+    [
+        ("amount", r"how (much", "pattern", "regex does not compile"),
+        ("ammount", r"how much", "target", "unknown answer_type"),
+    ],
+)
 def test_bad_cue_rows_are_rejected_with_their_row(sat_folder, target, pattern, column, reason):
     with (sat_folder / "cues.csv").open("w", encoding="utf-8") as fh:
-        fh.write("cue_id,family,target,language,pattern,weight\n"
-                 "type_ok,answer_type,date,en,\\bwhen\\b,0.9\n"
-                 f'type_bad,answer_type,{target},en,"{pattern}",0.6\n')
+        fh.write(
+            "cue_id,family,target,language,pattern,weight\n"
+            "type_ok,answer_type,date,en,\\bwhen\\b,0.9\n"
+            f'type_bad,answer_type,{target},en,"{pattern}",0.6\n'
+        )
     with pytest.raises(SatelliteError) as caught:
         load_satellites(sat_folder)
     cases = [c for c in caught.value.failure_cases if c["column"] == column]
-    assert [(c["row"], c["value"]) for c in cases] == [(3, target if column == "target"
-                                                        else pattern)]
+    assert [(c["row"], c["value"]) for c in cases] == [
+        (3, target if column == "target" else pattern)
+    ]
     assert reason in cases[0]["reason"]
 
 
 def test_a_shape_cue_must_target_a_shape(sat_folder):
     (sat_folder / "cues.csv").write_text(
         "cue_id,family,target,language,pattern,weight\n"
-        "shape_bad,answer_shape,spreadsheet,en,\\btable\\b,0.9\n")
+        "shape_bad,answer_shape,spreadsheet,en,\\btable\\b,0.9\n"
+    )
     with pytest.raises(SatelliteError, match="row 2"):
         load_satellites(sat_folder)
 
 
-@pytest.mark.parametrize("pattern, factors", [
-    (r"\bhow\s+much\b", [{"how"}, {"much"}]),
-    (r"(?:what|which)\s+(?:year|day)", [{"what", "which"}, {"year", "day"}]),
-    (r"colou?r", [{"color", "colour"}]),
-    (r"%", [{"%"}]),
-    (r"a|bc", []),                    # a lone letter is in every question: no factor
-    (r"(?:premium){e<=1}", []),       # fuzzy matching is `regex`-only: always run
-    (r"[[:alpha:]]+x", []),
-    (r"\bQ\d\b", [{DIGIT}]),              # a digit is looked for, not a literal
-    (r"(?:19|20)\d{2}", [{DIGIT}, {"19", "20"}]),
-    (r"(?:\d+|twenty)\s+years", [{DIGIT, "twenty"}, {"years"}]),
-])
+@pytest.mark.parametrize(
+    "pattern, factors",
+    [
+        (r"\bhow\s+much\b", [{"how"}, {"much"}]),
+        (r"(?:what|which)\s+(?:year|day)", [{"what", "which"}, {"year", "day"}]),
+        (r"colou?r", [{"color", "colour"}]),
+        (r"%", [{"%"}]),
+        (r"a|bc", []),  # a lone letter is in every question: no factor
+        (r"(?:premium){e<=1}", []),  # fuzzy matching is `regex`-only: always run
+        (r"[[:alpha:]]+x", []),
+        (r"\bQ\d\b", [{DIGIT}]),  # a digit is looked for, not a literal
+        (r"(?:19|20)\d{2}", [{DIGIT}, {"19", "20"}]),
+        (r"(?:\d+|twenty)\s+years", [{DIGIT, "twenty"}, {"years"}]),
+    ],
+)
 def test_literal_factors(pattern, factors):
     assert [set(f) for f in _literal_factors(pattern)] == factors
 
 
 QUESTIONS = [q for q, _, _ in CASES] + [
-    "WHAT'S THE DEDUCTIBLE?", "whats the anual premuim", "Name the city where he was born.",
-    "In what year did the war end?", "Combien d'argent faut-il ?", "¿cuanto cuesta?",
-    "What does 7847+5943 equal?", "Is it 50%?", "Who is Colin Powell?",
+    "WHAT'S THE DEDUCTIBLE?",
+    "whats the anual premuim",
+    "Name the city where he was born.",
+    "In what year did the war end?",
+    "Combien d'argent faut-il ?",
+    "¿cuanto cuesta?",
+    "What does 7847+5943 equal?",
+    "Is it 50%?",
+    "Who is Colin Powell?",
 ]
 
 
-MORE = ["Show the table on page 12 of the 2023 report", 'What does "force majeure" mean?',
-        "Contracts signed between March 2021 and Q3 2022 with Acme Corp", "See section 4.2",
-        "¿Qué dice la cláusula 7 del contrato firmado el 3 de mayo de 2024?", "ISO-9001 and L131-1",
-        "List: premium, deductible, excess.", "Quel est le montant au 31/12/2023 ?",
-        "What about it?", "Sheet 'Q1 sales' in the workbook, slide 3 of the deck"]
+MORE = [
+    "Show the table on page 12 of the 2023 report",
+    'What does "force majeure" mean?',
+    "Contracts signed between March 2021 and Q3 2022 with Acme Corp",
+    "See section 4.2",
+    "¿Qué dice la cláusula 7 del contrato firmado el 3 de mayo de 2024?",
+    "ISO-9001 and L131-1",
+    "List: premium, deductible, excess.",
+    "Quel est le montant au 31/12/2023 ?",
+    "What about it?",
+    "Sheet 'Q1 sales' in the workbook, slide 3 of the deck",
+]
 
 
 def test_rule_sets_never_drop_a_matching_rule(bundled):
     """Gate and alternation together, on every family, anchors and expanded date rows."""
     from quaestio.analysis.dates import _date_rules
-    from quaestio.analysis.rules import anchor_rules, cue_rules as rules_of
+    from quaestio.analysis.rules import anchor_rules
+    from quaestio.analysis.rules import cue_rules as rules_of
 
     families = sorted(set(bundled.tables["cues"]["family"]))
-    sets = [rules_of(bundled, f) for f in families] + [anchor_rules(bundled),
-                                                       _date_rules(bundled)[0]]
+    sets = [rules_of(bundled, f) for f in families] + [
+        anchor_rules(bundled),
+        _date_rules(bundled)[0],
+    ]
     for ruleset in sets:
         for question in QUESTIONS + MORE:
             kept = {r.rule_id for r in ruleset.candidates(question, 1.0)}
-            missed = [r.rule_id for r in ruleset
-                      if r.pattern.search(question) and r.rule_id not in kept]
+            missed = [
+                r.rule_id for r in ruleset if r.pattern.search(question) and r.rule_id not in kept
+            ]
             assert missed == [], f"{question!r}: the prefilter dropped {missed}"
 
 

@@ -2,13 +2,12 @@
 
 import polars as pl
 import pytest
+from conftest import FIXTURES
 
 from quaestio import load_satellites, parse_question
 from quaestio.analysis.dispatch import dispatch_plan
 from quaestio.analysis.draft import Draft
 from quaestio.analysis.text import tokenize
-
-from conftest import FIXTURES
 
 
 def _plan(sats, *, concepts=(), answer_type="text", answer_shape="single", **columns):
@@ -21,13 +20,21 @@ def _plan(sats, *, concepts=(), answer_type="text", answer_shape="single", **col
 
 @pytest.fixture(scope="module")
 def sats(tiny_sats):
-    concept = pl.DataFrame({"concept": ["fleet_policy"], "definition": ["Cover for vehicles."],
-                            "chunk_strategy": ["combined"], "retrieval_k": ["12"],
-                            "suggested_model": ["big-model"]})
-    model = pl.DataFrame({"answer_type": ["iban"], "description": ["IBAN"],
-                          "default_model": ["small-model"]})
-    return load_satellites(FIXTURES / "satellites",
-                           extra={"concepts": concept, "answer_types": model}, override=True)
+    concept = pl.DataFrame(
+        {
+            "concept": ["fleet_policy"],
+            "definition": ["Cover for vehicles."],
+            "chunk_strategy": ["combined"],
+            "retrieval_k": ["12"],
+            "suggested_model": ["big-model"],
+        }
+    )
+    model = pl.DataFrame(
+        {"answer_type": ["iban"], "description": ["IBAN"], "default_model": ["small-model"]}
+    )
+    return load_satellites(
+        FIXTURES / "satellites", extra={"concepts": concept, "answer_types": model}, override=True
+    )
 
 
 def test_single_fact_reads_sequentially_with_the_shape_k(sats):
@@ -59,19 +66,28 @@ def test_answer_type_model_when_no_concept_names_one(sats):
 
 def test_project_defaults_are_the_last_resort(sat_folder):
     (sat_folder / "answer_shapes.csv").write_text(
-        "answer_shape,description,chunk_strategy,k,answer_context\n"
-        "single,one fact,,,paragraph\n")
+        "answer_shape,description,chunk_strategy,k,answer_context\nsingle,one fact,,,paragraph\n"
+    )
     (sat_folder / "defaults.csv").write_text(
-        "key,value\nretrieval_k,7\nchunk_strategy,combined\nsuggested_model,tiny\n")
+        "key,value\nretrieval_k,7\nchunk_strategy,combined\nsuggested_model,tiny\n"
+    )
     draft = _plan(load_satellites(sat_folder))
-    assert (draft.columns["chunk_strategy"], draft.columns["retrieval_k"],
-            draft.columns["suggested_model"]) == ("combined", 7, "tiny")
+    assert (
+        draft.columns["chunk_strategy"],
+        draft.columns["retrieval_k"],
+        draft.columns["suggested_model"],
+    ) == ("combined", 7, "tiny")
     assert "defaults:suggested_model" in draft.rules_fired
 
 
 def test_activations_follow_the_other_columns(sats):
-    draft = _plan(sats, pages_hint=[3], layout_hint="table", decomposition_pattern="independent",
-                  suggested_clarification=None)
+    draft = _plan(
+        sats,
+        pages_hint=[3],
+        layout_hint="table",
+        decomposition_pattern="independent",
+        suggested_clarification=None,
+    )
     assert draft.columns["activations"] == ["page_filter", "layout_table", "multi_query"]
 
 

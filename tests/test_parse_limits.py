@@ -11,9 +11,14 @@ from quaestio.analysis.subquestions import finish
 
 
 def _capped(limit: int):
-    return load_satellites(extra={"defaults": pl.DataFrame(
-        {"key": ["max_question_chars"], "value": [str(limit)], "description": [""]})},
-        override=True)
+    return load_satellites(
+        extra={
+            "defaults": pl.DataFrame(
+                {"key": ["max_question_chars"], "value": [str(limit)], "description": [""]}
+            )
+        },
+        override=True,
+    )
 
 
 def test_a_question_longer_than_the_cap_raises_naming_the_default():
@@ -26,8 +31,9 @@ def test_a_question_longer_than_the_cap_raises_naming_the_default():
 
 def test_a_long_question_is_one_error_row_and_the_batch_keeps_every_other_row():
     sats = _capped(200)
-    out = parse_questions(["What is the premium?", "premium " * 100, "What is the limit?"],
-                          sats, as_="polars")
+    out = parse_questions(
+        ["What is the premium?", "premium " * 100, "What is the limit?"], sats, as_="polars"
+    )
     assert out["error_code"].to_list() == [None, "question_too_long", None]
     assert out["answer_type"].to_list()[0] == "amount"
 
@@ -46,13 +52,22 @@ def test_coordinated_clauses_all_become_sub_questions():
     assert subs[:2] == ["What is the premium?", "What is the limit?"]
 
 
-@pytest.mark.parametrize("part, original, expected", [
-    ("cuál es la prima", "¿Cuál es la prima y cuál es el deducible?", "¿Cuál es la prima?"),
-    ("quelle est la franchise", "Quelle est la prime et quelle est la franchise ?",
-     "Quelle est la franchise ?"),
-    ("list the exclusions", "List the exclusions and give the premium.",
-     "List the exclusions."),
-    ("what is the premium", "what is the premium and the limit", "What is the premium"),
-])
+@pytest.mark.parametrize(
+    "part, original, expected",
+    [
+        ("cuál es la prima", "¿Cuál es la prima y cuál es el deducible?", "¿Cuál es la prima?"),
+        (
+            "quelle est la franchise",
+            "Quelle est la prime et quelle est la franchise ?",
+            "Quelle est la franchise ?",
+        ),
+        (
+            "list the exclusions",
+            "List the exclusions and give the premium.",
+            "List the exclusions.",
+        ),
+        ("what is the premium", "what is the premium and the limit", "What is the premium"),
+    ],
+)
 def test_finish_keeps_the_typography_of_the_question(part, original, expected):
     assert finish(part, original) == expected

@@ -11,44 +11,65 @@ from quaestio import load_satellites, parse_question
 pytest.importorskip("simplemma")
 
 
-@pytest.mark.parametrize("question, concept", [
-    ("What are the premiums?", "premium"),
-    ("List the deductibles", "deductible"),
-    ("What deductibles apply?", "deductible"),
-    ("Who are the claims handlers?", "claim"),
-    ("When does the policy expire?", "expiry_date"),
-    ("Which law governs the contract?", "governing_law"),
-    ("How should the vaccine be stored?", "storage_conditions"),
-    ("Quelles sont les primes ?", "premium"),
-    ("Quelles franchises s'appliquent ?", "deductible"),
-    ("Quelle loi régit le contrat ?", "governing_law"),
-    ("¿Cuáles son las primas?", "premium"),
-    ("¿Cuáles son las exclusiones?", "exclusions"),
-    ("¿Qué ley rige el contrato?", "governing_law"),
-])
+@pytest.mark.parametrize(
+    "question, concept",
+    [
+        ("What are the premiums?", "premium"),
+        ("List the deductibles", "deductible"),
+        ("What deductibles apply?", "deductible"),
+        ("Who are the claims handlers?", "claim"),
+        ("When does the policy expire?", "expiry_date"),
+        ("Which law governs the contract?", "governing_law"),
+        ("How should the vaccine be stored?", "storage_conditions"),
+        ("Quelles sont les primes ?", "premium"),
+        ("Quelles franchises s'appliquent ?", "deductible"),
+        ("Quelle loi régit le contrat ?", "governing_law"),
+        ("¿Cuáles son las primas?", "premium"),
+        ("¿Cuáles son las exclusiones?", "exclusions"),
+        ("¿Qué ley rige el contrato?", "governing_law"),
+    ],
+)
 def test_an_inflected_form_finds_its_row(question, concept):
     assert concept in parse_question(question).concepts
 
 
 def test_the_keyword_points_at_the_inflected_word_as_typed():
     row = parse_question("List the deductibles")
-    spans = [(k.text, k.span_start, k.span_end) for k in row.keywords
-             if k.concept == "deductible" and k.span_start is not None]
+    spans = [
+        (k.text, k.span_start, k.span_end)
+        for k in row.keywords
+        if k.concept == "deductible" and k.span_start is not None
+    ]
     assert spans == [("deductible", 9, 20)]
 
 
 def _sats(rows):
-    concepts = pl.DataFrame({"concept": sorted({r[0] for r in rows}),
-                             "definition": ["a test concept"] * len({r[0] for r in rows})})
-    keywords = pl.DataFrame({"concept": [r[0] for r in rows], "language": ["en"] * len(rows),
-                             "keyword": [r[1] for r in rows], "weight": [1.0] * len(rows),
-                             "match": [r[2] for r in rows]})
+    concepts = pl.DataFrame(
+        {
+            "concept": sorted({r[0] for r in rows}),
+            "definition": ["a test concept"] * len({r[0] for r in rows}),
+        }
+    )
+    keywords = pl.DataFrame(
+        {
+            "concept": [r[0] for r in rows],
+            "language": ["en"] * len(rows),
+            "keyword": [r[1] for r in rows],
+            "weight": [1.0] * len(rows),
+            "match": [r[2] for r in rows],
+        }
+    )
     return load_satellites(extra={"concepts": concepts, "concept_keywords": keywords})
 
 
 def test_exact_and_cased_rows_match_only_as_written():
-    sats = _sats([("widget_exact", "gizmo", "exact"), ("plan_code", "Zorbo Plan", "cased"),
-                  ("widget_fuzzy", "doohickey", "fuzzy")])
+    sats = _sats(
+        [
+            ("widget_exact", "gizmo", "exact"),
+            ("plan_code", "Zorbo Plan", "cased"),
+            ("widget_fuzzy", "doohickey", "fuzzy"),
+        ]
+    )
     assert "widget_exact" not in parse_question("Which gizmos are sold?", sats).concepts
     assert "widget_exact" in parse_question("Which gizmo is sold?", sats).concepts
     assert "plan_code" not in parse_question("Compare the Zorbo Plans", sats).concepts
@@ -70,9 +91,9 @@ def test_quoted_terms_are_not_inflected():
 def test_a_product_name_beats_a_party_inside_it():
     # "renters insurance" is a product; "renter" alone is the lessee of a lease.
     assert parse_question("Does renters insurance cover theft?").concepts[:1] == [
-        "renters_insurance"]
+        "renters_insurance"
+    ]
     assert "lessee" in parse_question("Can the renters sublet the flat?").concepts
-
 
 
 def test_a_word_whose_lemma_holds_a_space_keeps_the_spans_in_line(tiny_sats):

@@ -8,22 +8,28 @@ import pytest
 from quaestio import parse_question
 
 
-@pytest.mark.parametrize("question", [
-    "What is multi-head attention?",
-    "Does the co-pays cap apply?",
-    "Search for 'premuim' in the policy",
-    'Search for "premuim" in the policy',
-    "Où est la clause «exclusoin» ?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is multi-head attention?",
+        "Does the co-pays cap apply?",
+        "Search for 'premuim' in the policy",
+        'Search for "premuim" in the policy',
+        "Où est la clause «exclusoin» ?",
+    ],
+)
 def test_these_words_stay_as_typed(question):
     assert parse_question(question).corrected_question == question
 
 
-@pytest.mark.parametrize("question, corrected", [
-    ("What is the anual premium?", "What is the annual premium?"),
-    ("What is the anual premuim?", "What is the annual premium?"),
-    ("What is the premuim?", "What is the premium?"),
-])
+@pytest.mark.parametrize(
+    "question, corrected",
+    [
+        ("What is the anual premium?", "What is the annual premium?"),
+        ("What is the anual premuim?", "What is the annual premium?"),
+        ("What is the premuim?", "What is the premium?"),
+    ],
+)
 def test_typos_are_still_corrected(question, corrected):
     assert parse_question(question).corrected_question == corrected
 
@@ -36,4 +42,5 @@ def test_a_correction_stays_in_the_language_of_the_question():
 
 def test_a_word_known_only_in_another_language_without_a_near_word_here_stays():
     assert parse_question("What is the cotisation?").corrected_question == (
-        "What is the cotisation?")
+        "What is the cotisation?"
+    )

@@ -13,14 +13,17 @@ import regex
 
 from quaestio.satellites.facts import LazyPattern
 
-LOAD = ("from quaestio import load_satellites, parse_question; "
-        "print(parse_question('What is the annual premium in Germany?').concepts)")
+LOAD = (
+    "from quaestio import load_satellites, parse_question; "
+    "print(parse_question('What is the annual premium in Germany?').concepts)"
+)
 
 
 def _run(code: str, cache) -> subprocess.CompletedProcess:
     env = {**os.environ, "QUAESTIO_CACHE": str(cache)}
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_a_second_process_reads_the_facts_the_first_one_wrote(tmp_path):
@@ -45,10 +48,12 @@ def test_a_damaged_facts_file_is_ignored_and_rewritten(tmp_path):
 
 def test_a_bad_row_is_reported_even_with_a_warm_cache(tmp_path):
     assert _run(LOAD, tmp_path).returncode == 0
-    code = ("import pandas as pd; from quaestio import load_satellites, SatelliteError\n"
-            "bad = pd.DataFrame({'anchor_id': ['x'], 'pattern': ['(x']})\n"
-            "try:\n    load_satellites(extra={'anchors': bad})\n"
-            "except SatelliteError as e:\n    print('refused', 'does not compile' in str(e))")
+    code = (
+        "import pandas as pd; from quaestio import load_satellites, SatelliteError\n"
+        "bad = pd.DataFrame({'anchor_id': ['x'], 'pattern': ['(x']})\n"
+        "try:\n    load_satellites(extra={'anchors': bad})\n"
+        "except SatelliteError as e:\n    print('refused', 'does not compile' in str(e))"
+    )
     assert _run(code, tmp_path).stdout.split() == ["refused", "True"]
 
 

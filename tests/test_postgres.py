@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from pg_server import PostgresServer, find_binaries
 
-pytest.importorskip("psycopg", reason="the postgres extra is not installed: "
-                                      "pip install 'quaestio[postgres]'")
+pytest.importorskip(
+    "psycopg", reason="the postgres extra is not installed: pip install 'quaestio[postgres]'"
+)
 pytest.importorskip("bm25s", reason="the retrieval extra is not installed")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,8 +24,10 @@ GOLD = ROOT / "examples" / "retrieval_gold.csv"
 def server():
     bin_dir = find_binaries()
     if bin_dir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or in "
-                    "/usr/lib/postgresql/*/bin: install Debian's postgresql package")
+        pytest.skip(
+            "PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or in "
+            "/usr/lib/postgresql/*/bin: install Debian's postgresql package"
+        )
     srv = PostgresServer(bin_dir).start()
     yield srv
     srv.stop()
@@ -97,8 +99,12 @@ def test_matched_keywords_are_held_by_the_hit(store):
 def test_pinned_pages_layout_and_filters(store):
     from quaestio.retrieval import search
 
-    hits = search(store, ["Show me page 2", "What is the water damage limit in the table?"],
-                  backend="postgres", k=5)
+    hits = search(
+        store,
+        ["Show me page 2", "What is the water damage limit in the table?"],
+        backend="postgres",
+        k=5,
+    )
     page = hits[hits.question_id == "q0"]
     assert len(page) and page.pinned.all()
     assert ((page.page_start <= 2) & (page.page_end >= 2)).all()
@@ -129,7 +135,8 @@ def test_failed_ingest_leaves_the_previous_state(server, folder_index):
 
         ids = folder_index.chunks.column("doc_id").to_pylist()
         bad = folder_index.chunks.set_column(  # a NULL doc_id violates NOT NULL mid-COPY
-            1, "doc_id", pa.array(ids[:-1] + [None], pa.string()))
+            1, "doc_id", pa.array(ids[:-1] + [None], pa.string())
+        )
         broken = type(folder_index)(folder_index.documents, bad, folder_index.manifest)
         with pytest.raises(Exception):
             s.ingest(broken)
@@ -144,20 +151,28 @@ def test_add_update_remove_equal_a_full_rebuild(server, tmp_path):
     docs = {p.name: p.read_text() for p in sorted(CORPUS.glob("*.md"))}
     frame = lambda d: pd.DataFrame({"doc_id": list(d), "text": list(d.values())})  # noqa: E731
     names = list(docs)
-    s = _store(server, "updates", build_index(frame({n: docs[n] for n in names[:2]}),
-                                              embedding_model=None))
+    s = _store(
+        server,
+        "updates",
+        build_index(frame({n: docs[n] for n in names[:2]}), embedding_model=None),
+    )
     try:
         s.add_documents(build_index(frame({n: docs[n] for n in names[2:]}), embedding_model=None))
         changed = dict(docs)
         changed[names[0]] = docs[names[0]] + "\n\n## Addendum\n\nThe annual premium is revised."
-        update = s.update_documents(build_index(frame({names[0]: changed[names[0]]}),
-                                                embedding_model=None))
+        update = s.update_documents(
+            build_index(frame({names[0]: changed[names[0]]}), embedding_model=None)
+        )
         assert update["chunks_unchanged"] > 0  # unchanged chunks were not rewritten
         s.remove_documents([names[1]])
         del changed[names[1]]
         rebuilt = _store(server, "rebuilt", build_index(frame(changed), embedding_model=None))
-        questions = ["What is the annual premium?", "How is the agreement terminated?",
-                     "What is the deductible?", "What are the exclusions?"]
+        questions = [
+            "What is the annual premium?",
+            "How is the agreement terminated?",
+            "What is the deductible?",
+            "What are the exclusions?",
+        ]
         try:
             a = search(s, questions, backend="postgres", k=5)
             b = search(rebuilt, questions, backend="postgres", k=5)
@@ -178,8 +193,9 @@ def test_workers_share_one_pool(store):
 
     def work():
         try:
-            results.append(_ranked(search(store, "What is the deductible?", backend="postgres",
-                                          k=3)))
+            results.append(
+                _ranked(search(store, "What is the deductible?", backend="postgres", k=3))
+            )
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -198,8 +214,7 @@ def test_cli_index_into_postgres(server):
     from quaestio.retrieval import search
 
     url = f"postgresql://postgres@/postgres?host={server.folder}&port={server.port}"
-    result = CliRunner().invoke(cli, ["index", str(CORPUS), "--postgres", url,
-                                      "--no-embeddings"])
+    result = CliRunner().invoke(cli, ["index", str(CORPUS), "--postgres", url, "--no-embeddings"])
     assert result.exit_code == 0, result.output
     assert "-> PostgreSQL" in result.output and "pgvector" in result.output
     with pytest.warns(RuntimeWarning, match="pgvector"):  # a DSN opens its own pool

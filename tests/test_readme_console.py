@@ -44,8 +44,11 @@ def _matches(expected: list[str], actual: list[str]) -> bool:
     head, rest = expected[0], expected[1:]
     if head == "...":
         return any(_matches(rest, actual[i:]) for i in range(len(actual) + 1))
-    return bool(actual) and re.fullmatch(_line_pattern(head), actual[0].rstrip()) is not None \
+    return (
+        bool(actual)
+        and re.fullmatch(_line_pattern(head), actual[0].rstrip()) is not None
         and _matches(rest, actual[1:])
+    )
 
 
 def test_the_readme_has_console_examples():
@@ -56,31 +59,48 @@ def test_the_readme_has_console_examples():
 def test_readme_console_blocks_run_top_to_bottom(tmp_path):
     work = tmp_path / "work"
     shutil.copytree(ROOT / "examples", work / "examples")
-    env = {**os.environ, "QUAESTIO_CACHE": str(tmp_path / "cache"), "COLUMNS": "200",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        "QUAESTIO_CACHE": str(tmp_path / "cache"),
+        "COLUMNS": "200",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     env.pop("QUAESTIO_SATELLITES", None)
     for block in BLOCKS:
         for command, expected in _commands(block):
             if command.lstrip().startswith("#"):
                 continue
-            done = subprocess.run(["bash", "-c", command], cwd=work, env=env, text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=600)
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=work,
+                env=env,
+                text=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=600,
+            )
             actual = done.stdout.splitlines()
             failing = any(line.startswith("Error:") for line in expected)
             assert (done.returncode != 0) == failing, (
-                f"$ {command}\nexit code {done.returncode}\n{done.stdout}")
+                f"$ {command}\nexit code {done.returncode}\n{done.stdout}"
+            )
             assert _matches(expected, actual), (
-                f"$ {command}\n--- README shows:\n" + "\n".join(expected)
-                + "\n--- it printed:\n" + done.stdout)
+                f"$ {command}\n--- README shows:\n"
+                + "\n".join(expected)
+                + "\n--- it printed:\n"
+                + done.stdout
+            )
 
 
-@pytest.mark.parametrize("expected, actual, ok", [
-    (["a", "...", "z"], ["a", "b", "c", "z"], True),
-    (["a", "..."], ["a"], True),
-    (["done (... s)"], ["done (12.5 s)"], True),
-    (["a", "z"], ["a", "b", "z"], False),
-    (["a"], ["b"], False),
-])
+@pytest.mark.parametrize(
+    "expected, actual, ok",
+    [
+        (["a", "...", "z"], ["a", "b", "c", "z"], True),
+        (["a", "..."], ["a"], True),
+        (["done (... s)"], ["done (12.5 s)"], True),
+        (["a", "z"], ["a", "b", "z"], False),
+        (["a"], ["b"], False),
+    ],
+)
 def test_the_ellipsis_matcher(expected, actual, ok):
     assert _matches(expected, actual) is ok

@@ -11,12 +11,21 @@ from quaestio.satellites.schemas import catastrophic_probe, compile_pattern
 
 
 def cue(pattern: str, family: str = "explicit_list_end") -> dict:
-    return {"cues": pl.DataFrame({"cue_id": ["analyst_row"], "family": [family],
-                                  "pattern": [pattern], "language": ["en"]})}
+    return {
+        "cues": pl.DataFrame(
+            {
+                "cue_id": ["analyst_row"],
+                "family": [family],
+                "pattern": [pattern],
+                "language": ["en"],
+            }
+        )
+    }
 
 
-@pytest.mark.parametrize("pattern", [r"(a|aa)+b", r"(.*?,){11}P", r"(?:x|xx)+y",
-                                     r"(?:[a-z]|\w)+\d"])
+@pytest.mark.parametrize(
+    "pattern", [r"(a|aa)+b", r"(.*?,){11}P", r"(?:x|xx)+y", r"(?:[a-z]|\w)+\d"]
+)
 def test_a_catastrophic_pattern_is_refused_at_load_naming_its_row(pattern):
     with pytest.raises(SatelliteError) as err:
         load_satellites(extra=cue(pattern))
@@ -25,8 +34,14 @@ def test_a_catastrophic_pattern_is_refused_at_load_naming_its_row(pattern):
     assert "backtracks catastrophically" in case["reason"]
 
 
-@pytest.mark.parametrize("pattern", [r"\s+(?:in|on)\s+(?:the|this)\b", r"(?:\d{1,3},)+\d{3}",
-                                     r"\b(?:key\s?words?|search\s+terms?)\s*:\s*"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"\s+(?:in|on)\s+(?:the|this)\b",
+        r"(?:\d{1,3},)+\d{3}",
+        r"\b(?:key\s?words?|search\s+terms?)\s*:\s*",
+    ],
+)
 def test_ordinary_patterns_pass_the_probe(pattern):
     assert catastrophic_probe(compile_pattern(pattern)) is None
 

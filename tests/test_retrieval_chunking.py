@@ -43,8 +43,9 @@ Short note.
 
 
 def chunks(text: str, **opts) -> list[dict]:
-    _, rows = chunk_document(RawDoc("d.md", "d.md", text), approximate_tokens,
-                             ChunkOptions(**opts))
+    _, rows = chunk_document(
+        RawDoc("d.md", "d.md", text), approximate_tokens, ChunkOptions(**opts)
+    )
     return rows
 
 
@@ -60,7 +61,9 @@ def test_heading_tree_breadcrumbs_types_and_parents():
     assert types == ["orphan", "section", "merged", "table"], types
     assert "Short note." in rows[2]["generation_text"]  # the short ### merged into its parent
     assert rows[3]["has_image"] and "![logo](img/logo.png)" in rows[3]["generation_text"]
-    parents = {r["chunk_id"]: r for r in chunks(DOC, min_tokens=12) if r["granularity"] == "parent"}
+    parents = {
+        r["chunk_id"]: r for r in chunks(DOC, min_tokens=12) if r["granularity"] == "parent"
+    }
     assert all(r["parent_id"] in parents for r in rows[2:]), "sections under the title"
 
 
@@ -100,12 +103,14 @@ def test_inline_image_bytes_are_not_kept():
 
 def long_document() -> str:
     rng_words = [f"word{i % 97}" for i in range(4000)]
-    paragraphs = [" ".join(rng_words[i:i + 60]) + "." for i in range(0, 1800, 60)]
+    paragraphs = [" ".join(rng_words[i : i + 60]) + "." for i in range(0, 1800, 60)]
     sentences = " ".join(f"Sentence {i} says something about clause {i}." for i in range(120))
     run_on = " ".join(rng_words[:900])  # no full stop anywhere
     table = "| a | b |\n|---|---|\n" + "\n".join(f"| r{i} | {i} |" for i in range(150))
-    return (f"# Big\n\n" + "\n\n".join(paragraphs) + f"\n\n## Clauses\n\n{sentences}\n\n"
-            f"## Run-on\n\n{run_on}\n\n## Table\n\n{table}\n")
+    return (
+        "# Big\n\n" + "\n\n".join(paragraphs) + f"\n\n## Clauses\n\n{sentences}\n\n"
+        f"## Run-on\n\n{run_on}\n\n## Table\n\n{table}\n"
+    )
 
 
 def test_no_text_is_lost_and_parts_are_labelled():
@@ -170,7 +175,11 @@ def test_sentence_window_rows():
     text = "# S\n\nOne is here. Two is here. Three is here. Four is here."
     rows = [r for r in chunks(text, sentence_window=1) if r["granularity"] == "sentence"]
     assert [r["representation_text"] for r in rows] == [
-        "One is here.", "Two is here.", "Three is here.", "Four is here."]
+        "One is here.",
+        "Two is here.",
+        "Three is here.",
+        "Four is here.",
+    ]
     two = next(r for r in rows if r["representation_text"] == "Two is here.")
     assert two["generation_text"].endswith("One is here. Two is here. Three is here.")
 
@@ -189,8 +198,12 @@ def test_large_file_is_linear_enough(tmp_path):
 def test_dataframe_source_with_pages(frame):
     from quaestio.retrieval import chunk_documents
 
-    data = {"doc_id": ["a", "b"], "text": ["# T\n\nAlpha.\fBeta.", "Gamma."],
-            "page_start": [7, None], "date": ["2024-05-01", None]}
+    data = {
+        "doc_id": ["a", "b"],
+        "text": ["# T\n\nAlpha.\fBeta.", "Gamma."],
+        "page_start": [7, None],
+        "date": ["2024-05-01", None],
+    }
     df = pd.DataFrame(data)
     if frame == "polars":
         import polars as pl
@@ -211,8 +224,7 @@ def test_describe_callable_writes_the_summary_and_descriptions():
     def describe(kind: str, text: str, title: str) -> str:
         return f"[{kind} of {title}]"
 
-    docs, rows = chunk_documents(pd.DataFrame({"doc_id": ["a"], "text": [DOC]}),
-                                 describe=describe)
+    docs, rows = chunk_documents(pd.DataFrame({"doc_id": ["a"], "text": [DOC]}), describe=describe)
     assert docs.column("summary")[0].as_py() == "[document of Policy]"
     sec = [r for r in rows.to_pylist() if r["granularity"] == "section"]
     assert all(r["representation_text"].startswith("Policy: [document of Policy]") for r in sec)

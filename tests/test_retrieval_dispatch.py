@@ -4,11 +4,11 @@ unified boosting, and clarify-first questions answered with their follow-up, not
 from __future__ import annotations
 
 import pandas as pd
+from test_retrieval_fixtures import bm25_index
 
 from quaestio import parse_questions
 from quaestio.retrieval import Funnel, dispatch
 from quaestio.retrieval.compound import substitute_value
-from test_retrieval_fixtures import bm25_index
 
 RAW = Funnel.off()
 
@@ -21,9 +21,15 @@ def frame(question: str, **columns) -> pd.DataFrame:
 
 
 def test_an_independent_question_fuses_two_sub_questions_that_hit_two_sections():
-    hits = dispatch(frame("What is the annual premium and what are the main exclusions?",
-                          chunk_strategy="sequential", retrieval_k=4), bm25_index(),
-                    funnel=RAW)
+    hits = dispatch(
+        frame(
+            "What is the annual premium and what are the main exclusions?",
+            chunk_strategy="sequential",
+            retrieval_k=4,
+        ),
+        bm25_index(),
+        funnel=RAW,
+    )
     assert hits.route.eq("independent").all()
     found = dict(zip(hits.breadcrumb, hits.sub_question))
     premium = "Home Insurance Policy HI-2024-0173 > Schedule"
@@ -34,8 +40,7 @@ def test_an_independent_question_fuses_two_sub_questions_that_hit_two_sections()
 
 
 def test_a_clarify_first_question_returns_its_follow_up_and_no_hits():
-    hits = dispatch(["What is the limit?", "What is the deductible?"], bm25_index(),
-                    funnel=RAW)
+    hits = dispatch(["What is the limit?", "What is the deductible?"], bm25_index(), funnel=RAW)
     first = hits[hits.question_id == "q0"]
     assert len(first) == 1 and first.route.iloc[0] == "clarify"
     assert first.chunk_id.isna().all() and first["rank"].iloc[0] == 0
@@ -47,40 +52,56 @@ def test_a_clarify_first_question_returns_its_follow_up_and_no_hits():
 
 
 def test_sequential_substitutes_the_confirmed_value_into_the_second_question():
-    qdf = frame("What is the deductible per claim and which section mentions that amount?",
-                decomposition_pattern="sequential",
-                sub_questions=["What is the deductible per claim?",
-                               "Which section mentions that amount?"],
-                chunk_strategy="sequential", retrieval_k=3)
+    qdf = frame(
+        "What is the deductible per claim and which section mentions that amount?",
+        decomposition_pattern="sequential",
+        sub_questions=["What is the deductible per claim?", "Which section mentions that amount?"],
+        chunk_strategy="sequential",
+        retrieval_k=3,
+    )
     hits = dispatch(qdf, bm25_index(), funnel=RAW)
     notes = set(hits.note.dropna())
     assert any("confirmed '250 EUR'" in n for n in notes), notes
     assert "Which section mentions 250 EUR?" in set(hits.sub_question)
-    blind = frame("Who wrote the zebra haiku and what is their address?",
-                  decomposition_pattern="sequential",
-                  sub_questions=["Who wrote the zebra haiku?", "What is their address?"],
-                  chunk_strategy="sequential", retrieval_k=3)
+    blind = frame(
+        "Who wrote the zebra haiku and what is their address?",
+        decomposition_pattern="sequential",
+        sub_questions=["Who wrote the zebra haiku?", "What is their address?"],
+        chunk_strategy="sequential",
+        retrieval_k=3,
+    )
     hits = dispatch(blind, bm25_index(), funnel=RAW)
     assert hits.note.dropna().str.contains("nothing confirmed for #1; ran as written").all()
 
 
 def test_substitution_replaces_the_reference_in_each_language():
-    assert substitute_value("What is their address?", "Jane Doe", "en") == \
-        "What is Jane Doe's address?"
-    assert substitute_value("Quelle est son adresse ?", "Jane Doe", "fr") == \
-        "Quelle est adresse de Jane Doe ?"
-    assert substitute_value("¿Cuál es su domicilio?", "Jane Doe", "es") == \
-        "¿Cuál es domicilio de Jane Doe?"
-    assert substitute_value("Which clause applies?", "250 EUR", "en") == \
-        "Which clause applies (250 EUR)?"
+    assert (
+        substitute_value("What is their address?", "Jane Doe", "en")
+        == "What is Jane Doe's address?"
+    )
+    assert (
+        substitute_value("Quelle est son adresse ?", "Jane Doe", "fr")
+        == "Quelle est adresse de Jane Doe ?"
+    )
+    assert (
+        substitute_value("¿Cuál es su domicilio?", "Jane Doe", "es")
+        == "¿Cuál es domicilio de Jane Doe?"
+    )
+    assert (
+        substitute_value("Which clause applies?", "250 EUR", "en")
+        == "Which clause applies (250 EUR)?"
+    )
 
 
 def test_a_condition_boosts_the_documents_it_names():
-    qdf = frame("If the agreement is a cloud services agreement, what is the notice period?",
-                decomposition_pattern="conditional",
-                sub_questions=["What is the notice period?"],
-                conditional_filter="the agreement is a cloud services agreement",
-                chunk_strategy="sequential", retrieval_k=3)
+    qdf = frame(
+        "If the agreement is a cloud services agreement, what is the notice period?",
+        decomposition_pattern="conditional",
+        sub_questions=["What is the notice period?"],
+        conditional_filter="the agreement is a cloud services agreement",
+        chunk_strategy="sequential",
+        retrieval_k=3,
+    )
     hits = dispatch(qdf, bm25_index(), funnel=RAW)
     assert hits.route.eq("conditional").all()
     assert hits.doc_id.iloc[0] == "service_agreement.md"
@@ -88,11 +109,17 @@ def test_a_condition_boosts_the_documents_it_names():
 
 
 def test_unified_runs_one_search_with_both_terms_in_full():
-    qdf = frame("What are the exclusions and limits?", decomposition_pattern="unified",
-                sub_questions=["What are the exclusions?", "What are the limits?"],
-                chunk_strategy="sequential", retrieval_k=3)
+    qdf = frame(
+        "What are the exclusions and limits?",
+        decomposition_pattern="unified",
+        sub_questions=["What are the exclusions?", "What are the limits?"],
+        chunk_strategy="sequential",
+        retrieval_k=3,
+    )
     hits = dispatch(qdf, bm25_index(), funnel=RAW)
     assert hits.route.eq("unified").all() and hits.sub_question.isna().all()
     crumbs = set(hits.breadcrumb)
-    assert {"Home Insurance Policy HI-2024-0173 > Exclusions",
-            "Home Insurance Policy HI-2024-0173 > Cover and limits"} <= crumbs, crumbs
+    assert {
+        "Home Insurance Policy HI-2024-0173 > Exclusions",
+        "Home Insurance Policy HI-2024-0173 > Cover and limits",
+    } <= crumbs, crumbs

@@ -7,10 +7,10 @@ import warnings
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from test_retrieval_fixtures import CORPUS
 
 from quaestio.cli import cli
 from quaestio.retrieval import IngestionError, IngestionWarning, build_index, chunk_documents
-from test_retrieval_fixtures import CORPUS
 
 
 def read(folder, **kw):
@@ -31,8 +31,12 @@ def test_empty_binary_duplicate_and_cp1252_files(tmp_path):
     docs, chunks, skipped, caught = read(tmp_path)
     assert docs.column("doc_id").to_pylist() == ["a.md", "legacy.txt"]
     codes = {s["source"].rsplit("/", 1)[-1]: s["code"] for s in skipped}
-    assert codes == {"copy.md": "W303", "empty.md": "W301", "image.md": "W302",
-                     "legacy.txt": "W304"}
+    assert codes == {
+        "copy.md": "W303",
+        "empty.md": "W301",
+        "image.md": "W302",
+        "legacy.txt": "W304",
+    }
     assert all(isinstance(m, IngestionWarning) for m in caught)
     assert any("copy.md: same content as" in str(m) and "a.md" in str(m) for m in caught)
     legacy = [r for r in chunks.to_pylist() if r["doc_id"] == "legacy.txt"][0]
@@ -56,8 +60,10 @@ def test_utf16_with_bom_is_read(tmp_path):
 
 def test_nothing_readable_and_missing_paths_are_errors(tmp_path):
     (tmp_path / "empty.md").write_text("")
-    with pytest.warns(IngestionWarning), pytest.raises(IngestionError,
-                                                      match="no readable document.*empty file"):
+    with (
+        pytest.warns(IngestionWarning),
+        pytest.raises(IngestionError, match="no readable document.*empty file"),
+    ):
         chunk_documents(tmp_path)
     with pytest.raises(IngestionError, match="no such file or folder"):
         chunk_documents(tmp_path / "nope")
@@ -76,7 +82,9 @@ def test_cli_index_then_search(tmp_path):
     result = runner.invoke(cli, ["search", str(out), "What is the annual premium?", "-k", "2"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith(" 1. ") and "Home Insurance Policy HI-2024-0173 > Schedule" in lines[0]
+    assert (
+        lines[0].startswith(" 1. ") and "Home Insurance Policy HI-2024-0173 > Schedule" in lines[0]
+    )
     assert "matched: annual premium" in lines[1]
     result = runner.invoke(cli, ["search", str(out), "premium", "--json", "--backend", "bm25"])
     import json
@@ -90,8 +98,13 @@ def test_cli_index_then_search(tmp_path):
 
 
 def test_build_index_from_a_dataframe_dedupes_identical_texts():
-    frame = pd.DataFrame({"doc_id": ["p1", "p2", "p3"], "page_start": [4, 5, 6],
-                          "text": ["Revenue grew 5%.", "Revenue grew 5%.", "Net income fell."]})
+    frame = pd.DataFrame(
+        {
+            "doc_id": ["p1", "p2", "p3"],
+            "page_start": [4, 5, 6],
+            "text": ["Revenue grew 5%.", "Revenue grew 5%.", "Net income fell."],
+        }
+    )
     with pytest.warns(IngestionWarning, match="W303"):
         index = build_index(frame, embedding_model=None, parent_child=False)
     assert index.documents.column("doc_id").to_pylist() == ["p1", "p3"]
@@ -102,13 +115,14 @@ def test_import_and_bm25_index_never_load_torch():
     import subprocess
     import sys
 
-    code = ("import sys; from quaestio.retrieval import build_index, search; "
-            f"i = build_index({str(CORPUS)!r}, embedding_model=None); "
-            "search(i, 'premium', backend='bm25'); "
-            "print([m for m in ('torch', 'sentence_transformers', 'transformers') "
-            "if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    code = (
+        "import sys; from quaestio.retrieval import build_index, search; "
+        f"i = build_index({str(CORPUS)!r}, embedding_model=None); "
+        "search(i, 'premium', backend='bm25'); "
+        "print([m for m in ('torch', 'sentence_transformers', 'transformers') "
+        "if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
@@ -129,9 +143,10 @@ def test_missing_extras_name_the_pip_command(monkeypatch):
 
 
 def test_cp1251_and_shift_jis_documents_are_decoded_in_their_encoding(tmp_path):
-    texts = {"ru.txt": ("Годовая премия по договору страхования составляет 1 250 евро.",
-                        "cp1251"),
-             "ja.txt": ("年間保険料は千二百五十ユーロです。責任限度額は百万ユーロです。", "shift_jis")}
+    texts = {
+        "ru.txt": ("Годовая премия по договору страхования составляет 1 250 евро.", "cp1251"),
+        "ja.txt": ("年間保険料は千二百五十ユーロです。責任限度額は百万ユーロです。", "shift_jis"),
+    }
     for name, (text, encoding) in texts.items():
         (tmp_path / name).write_bytes(text.encode(encoding))
     docs, chunks, skipped, _ = read(tmp_path)

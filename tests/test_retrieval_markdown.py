@@ -12,10 +12,16 @@ from quaestio.retrieval.splitting import sentence_spans
 
 
 def test_yaml_front_matter_keeps_lists_dates_and_quotes():
-    doc = parse_markdown("---\ntitle: 'Deed: A'\nparties:\n  - Acme Ltd\n  - Globex SA\n"
-                         "date: 2024-03-01\njurisdiction: [DE, FR]\n---\n# Deed\n\nText.\n")
-    assert doc.meta == {"title": "Deed: A", "parties": ["Acme Ltd", "Globex SA"],
-                        "date": dt.date(2024, 3, 1), "jurisdiction": ["DE", "FR"]}
+    doc = parse_markdown(
+        "---\ntitle: 'Deed: A'\nparties:\n  - Acme Ltd\n  - Globex SA\n"
+        "date: 2024-03-01\njurisdiction: [DE, FR]\n---\n# Deed\n\nText.\n"
+    )
+    assert doc.meta == {
+        "title": "Deed: A",
+        "parties": ["Acme Ltd", "Globex SA"],
+        "date": dt.date(2024, 3, 1),
+        "jurisdiction": ["DE", "FR"],
+    }
     assert doc.text.startswith("# Deed")
 
 
@@ -25,25 +31,32 @@ def test_front_matter_that_is_not_yaml_falls_back_to_key_value_lines():
 
 
 def test_no_heading_is_read_inside_code_html_or_indented_blocks():
-    text = ("# Guide\n\n```\n# not a heading\n```\n\n    # indented code\n\n"
-            "<div>\n# html block\n</div>\n\n## Real section\n\nText.\n")
+    text = (
+        "# Guide\n\n```\n# not a heading\n```\n\n    # indented code\n\n"
+        "<div>\n# html block\n</div>\n\n## Real section\n\nText.\n"
+    )
     assert [(n.level, n.title) for n in parse_markdown(text).nodes] == [
-        (1, "Guide"), (2, "Real section")]
+        (1, "Guide"),
+        (2, "Real section"),
+    ]
 
 
 def test_setext_headings_and_numbered_lists_are_told_apart():
     text = "Title\n=====\n\nIntro.\n\nPart\n----\n\n1. item one\n2. item two\n"
-    assert [(n.level, n.title) for n in parse_markdown(text).nodes] == [(1, "Title"),
-                                                                        (2, "Part")]
+    assert [(n.level, n.title) for n in parse_markdown(text).nodes] == [(1, "Title"), (2, "Part")]
 
 
 def test_sentences_do_not_end_at_abbreviations_colons_or_wrapped_lines():
-    text = ("See Art. 5 of the U.S. Code, e.g. the rules: they apply to\nevery party; "
-            "Mr. Smith agreed. Next sentence.")
+    text = (
+        "See Art. 5 of the U.S. Code, e.g. the rules: they apply to\nevery party; "
+        "Mr. Smith agreed. Next sentence."
+    )
     spans = sentence_spans(text, 0, len(text))
     assert [text[s:e] for s, e in spans] == [
         "See Art. 5 of the U.S. Code, e.g. the rules: they apply to\nevery party; "
-        "Mr. Smith agreed.", "Next sentence."]
+        "Mr. Smith agreed.",
+        "Next sentence.",
+    ]
     es = "Véase el art. 5 del código, p. ej. las reglas. El Sr. García pagó."
     assert len(sentence_spans(es, 0, len(es), "es")) == 2
 

@@ -43,29 +43,51 @@ def titles(text: str) -> list[tuple[int, str]]:
 def test_numbered_clauses_nest_and_a_stray_number_or_a_reference_stays_text():
     heads = titles(CONTRACT)
     names = [t for _, t in heads]
-    assert names == ["SERVICES AGREEMENT", "1. Definitions", '1.1. "Services" means the services '
-                     "described in Annex A", '1.2. "Fees" means the amounts set out in clause 4',
-                     "2. Term", "3. Termination",
-                     "3.1. Either party may terminate for convenience with …",
-                     "3.2. Termination for breach requires written notice",
-                     "ANNEX A - SERVICES"], names
+    assert names == [
+        "SERVICES AGREEMENT",
+        "1. Definitions",
+        '1.1. "Services" means the services described in Annex A',
+        '1.2. "Fees" means the amounts set out in clause 4',
+        "2. Term",
+        "3. Termination",
+        "3.1. Either party may terminate for convenience with …",
+        "3.2. Termination for breach requires written notice",
+        "ANNEX A - SERVICES",
+    ], names
     levels = dict((t, lv) for lv, t in heads)
-    assert levels["1. Definitions"] < levels['1.1. "Services" means the services described in Annex A']
+    assert (
+        levels["1. Definitions"]
+        < levels['1.1. "Services" means the services described in Annex A']
+    )
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("ARTICLE I\nDEFINITIONS\n\nWords.\n\nARTICLE II\nTERM\n\nThree years.\n",
-     ["ARTICLE I DEFINITIONS", "ARTICLE II TERM"]),
-    ("Chapitre 1 - Objet\n\nLe contrat.\n\nArticle 1 : Durée\n\nTrois ans.\n\n"
-     "Annexe A\n\nTarifs.\n", ["Chapitre 1 - Objet", "Article 1 : Durée", "Annexe A"]),
-    ("Capítulo I. Disposiciones generales\n\nTexto.\n\nArtículo 5. Plazo\n\nTres años.\n\n"
-     "Anexo 1\n\nPrecios.\n", ["Capítulo I. Disposiciones generales", "Artículo 5. Plazo",
-                               "Anexo 1"]),
-    ("I. SCOPE\n\nThe scope.\n\nII. PAYMENT\n\nThirty days.\n\nIV. NOT NEXT\n\nx\n",
-     ["I. SCOPE", "II. PAYMENT"]),
-    ("Schedule 1\n\nPrices.\n\nSection 4. Liability\n\nCapped.\n\nClause 7 Notices\n\nBy mail.\n",
-     ["Schedule 1", "Section 4. Liability", "Clause 7 Notices"]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "ARTICLE I\nDEFINITIONS\n\nWords.\n\nARTICLE II\nTERM\n\nThree years.\n",
+            ["ARTICLE I DEFINITIONS", "ARTICLE II TERM"],
+        ),
+        (
+            "Chapitre 1 - Objet\n\nLe contrat.\n\nArticle 1 : Durée\n\nTrois ans.\n\n"
+            "Annexe A\n\nTarifs.\n",
+            ["Chapitre 1 - Objet", "Article 1 : Durée", "Annexe A"],
+        ),
+        (
+            "Capítulo I. Disposiciones generales\n\nTexto.\n\nArtículo 5. Plazo\n\nTres años.\n\n"
+            "Anexo 1\n\nPrecios.\n",
+            ["Capítulo I. Disposiciones generales", "Artículo 5. Plazo", "Anexo 1"],
+        ),
+        (
+            "I. SCOPE\n\nThe scope.\n\nII. PAYMENT\n\nThirty days.\n\nIV. NOT NEXT\n\nx\n",
+            ["I. SCOPE", "II. PAYMENT"],
+        ),
+        (
+            "Schedule 1\n\nPrices.\n\nSection 4. Liability\n\nCapped.\n\nClause 7 Notices\n\nBy mail.\n",
+            ["Schedule 1", "Section 4. Liability", "Clause 7 Notices"],
+        ),
+    ],
+)
 def test_keyword_and_roman_headings_in_each_language(text, expected):
     assert [t for _, t in titles(text)] == expected
 
@@ -88,7 +110,9 @@ def test_plain_text_gets_markdown_like_chunks_with_breadcrumbs_and_stable_ids():
     docs = pd.DataFrame({"doc_id": ["contract.txt"], "text": [CONTRACT]})
     first = build_index(docs, embedding_model=None)
     again = build_index(docs, embedding_model=None)
-    assert first.chunks.column("chunk_id").to_pylist() == again.chunks.column("chunk_id").to_pylist()
+    assert (
+        first.chunks.column("chunk_id").to_pylist() == again.chunks.column("chunk_id").to_pylist()
+    )
     import pyarrow.compute as pc
 
     sections = first.chunks.filter(pc.equal(first.chunks.column("granularity"), "section"))

@@ -5,22 +5,37 @@ import pytest
 from quaestio import SatelliteError, load_satellites
 from quaestio.satellites import TABLES
 
-KEYWORD_HEADER = ("concept,language,keyword,keyword_priority,weight,match,status,source,"
-                  "added_by,added_at\n")
+KEYWORD_HEADER = (
+    "concept,language,keyword,keyword_priority,weight,match,status,source,added_by,added_at\n"
+)
 
 
 def _reasons(exc: SatelliteError) -> list[tuple]:
-    return [(c["table"], c["row"], c["column"], c["reason"].split(";")[0].split(":")[0])
-            for c in exc.failure_cases]
+    return [
+        (c["table"], c["row"], c["column"], c["reason"].split(";")[0].split(":")[0])
+        for c in exc.failure_cases
+    ]
 
 
 def test_bundled_tables_load_and_validate(bundled):
     assert set(bundled.tables) == set(TABLES)
-    for name in ("concepts", "concept_keywords", "answer_types", "answer_shapes", "cues",
-                 "anchors", "stopwords"):
+    for name in (
+        "concepts",
+        "concept_keywords",
+        "answer_types",
+        "answer_shapes",
+        "cues",
+        "anchors",
+        "stopwords",
+    ):
         assert bundled.tables[name].height > 0, f"bundled {name} is empty"
-    assert set(bundled.answer_shapes["answer_shape"]) == {"single", "listing", "table", "tree",
-                                                         "nested_json"}
+    assert set(bundled.answer_shapes["answer_shape"]) == {
+        "single",
+        "listing",
+        "table",
+        "tree",
+        "nested_json",
+    }
     assert bundled.concept_keywords["weight"].dtype == pl.Float64
 
 
@@ -38,24 +53,35 @@ def test_missing_tables_in_a_folder_come_from_the_bundled_defaults(tiny_sats):
 
 
 def test_every_bad_row_is_reported_at_once_and_nothing_loads(sat_folder):
-    (sat_folder / "concept_keywords.csv").write_text(KEYWORD_HEADER + "\n".join([
-        "premium,en,premium,primary,1.0,fuzzy,validated,expert,a,2026-01-01",
-        "premium,en,premium,primary,1.0,fuzzy,validated,expert,a,2026-01-01",   # duplicate key
-        "nope,en,thing,primary,1.0,fuzzy,validated,expert,a,2026-01-01",        # unknown concept
-        "premium,en,cost,tertiary,1.0,fuzzy,validated,expert,a,2026-01-01",     # bad enum
-        "premium,en,price,primary,1.5,fuzzy,validated,expert,a,2026-01-01",     # weight > 1
-        "premium,en,fee,primary,0,fuzzy,validated,expert,a,2026-01-01",         # weight 0
-        "premium,english,charge,primary,1,fuzzy,validated,expert,a,2026-13-01",  # lang + date
-    ]) + "\n")
+    (sat_folder / "concept_keywords.csv").write_text(
+        KEYWORD_HEADER
+        + "\n".join(
+            [
+                "premium,en,premium,primary,1.0,fuzzy,validated,expert,a,2026-01-01",
+                "premium,en,premium,primary,1.0,fuzzy,validated,expert,a,2026-01-01",  # duplicate key
+                "nope,en,thing,primary,1.0,fuzzy,validated,expert,a,2026-01-01",  # unknown concept
+                "premium,en,cost,tertiary,1.0,fuzzy,validated,expert,a,2026-01-01",  # bad enum
+                "premium,en,price,primary,1.5,fuzzy,validated,expert,a,2026-01-01",  # weight > 1
+                "premium,en,fee,primary,0,fuzzy,validated,expert,a,2026-01-01",  # weight 0
+                "premium,english,charge,primary,1,fuzzy,validated,expert,a,2026-13-01",  # lang + date
+            ]
+        )
+        + "\n"
+    )
     (sat_folder / "anchors.csv").write_text(
         "anchor_id,pattern,case_sensitive,description,weight\n"
-        "broken,(unclosed,true,x,1\nempty,a*,true,x,1\n")
+        "broken,(unclosed,true,x,1\nempty,a*,true,x,1\n"
+    )
     with pytest.raises(SatelliteError) as info:
         load_satellites(sat_folder)
     got = _reasons(info.value)
     assert ("anchors", 2, "pattern", "regex does not compile") in got
-    assert ("anchors", 3, "pattern", "regex matches the empty string, so it would match "
-                                     "anywhere") in got
+    assert (
+        "anchors",
+        3,
+        "pattern",
+        "regex matches the empty string, so it would match anywhere",
+    ) in got
     assert ("concept_keywords", 5, "keyword_priority", "must be one of primary, secondary") in got
     assert ("concept_keywords", 6, "weight", "must be a number in (0, 1]") in got
     assert ("concept_keywords", 7, "weight", "must be a number in (0, 1]") in got
@@ -72,11 +98,11 @@ def test_every_bad_row_is_reported_at_once_and_nothing_loads(sat_folder):
 
 def test_foreign_keys_are_checked_after_types(sat_folder):
     (sat_folder / "concept_keywords.csv").write_text(
-        KEYWORD_HEADER + "ghost,en,thing,primary,1.0,fuzzy,validated,expert,a,2026-01-01\n")
+        KEYWORD_HEADER + "ghost,en,thing,primary,1.0,fuzzy,validated,expert,a,2026-01-01\n"
+    )
     with pytest.raises(SatelliteError) as info:
         load_satellites(sat_folder)
-    assert _reasons(info.value) == [("concept_keywords", 2, "concept",
-                                     "unknown concept")]
+    assert _reasons(info.value) == [("concept_keywords", 2, "concept", "unknown concept")]
 
 
 def test_missing_required_column_and_unknown_file(sat_folder):
@@ -91,23 +117,28 @@ def test_missing_required_column_and_unknown_file(sat_folder):
 
 def test_unknown_defaults_key_and_bad_value(sat_folder):
     (sat_folder / "defaults.csv").write_text(
-        "key,value,description\nweight_direkt,0.5,x\nfuzzy_min_length,four,x\n")
+        "key,value,description\nweight_direkt,0.5,x\nfuzzy_min_length,four,x\n"
+    )
     with pytest.raises(SatelliteError) as info:
         load_satellites(sat_folder)
     assert [c["reason"][:20] for c in info.value.failure_cases] == [
-        "unknown key; known k", "fuzzy_min_length mus"]
+        "unknown key; known k",
+        "fuzzy_min_length mus",
+    ]
 
 
 def test_cue_with_unknown_family_is_rejected(sat_folder):
     (sat_folder / "cues.csv").write_text(
-        "cue_id,family,target,language,pattern,weight\nc1,explicit_lists,,en,x,1\n")
+        "cue_id,family,target,language,pattern,weight\nc1,explicit_lists,,en,x,1\n"
+    )
     with pytest.raises(SatelliteError, match="must be one of explicit_quote"):
         load_satellites(sat_folder)
 
 
 def test_a_table_may_be_split_over_several_files(sat_folder):
     (sat_folder / "concept_keywords.extra.csv").write_text(
-        KEYWORD_HEADER + "premium,es,cuota,secondary,0.7,fuzzy,validated,expert,a,2026-01-01\n")
+        KEYWORD_HEADER + "premium,es,cuota,secondary,0.7,fuzzy,validated,expert,a,2026-01-01\n"
+    )
     sats = load_satellites(sat_folder)
     assert "cuota" in sats.concept_keywords["keyword"].to_list()
     assert len(sats.origins["concept_keywords"]) == 2
@@ -121,11 +152,13 @@ def test_parquet_tables_load_like_csv(sat_folder):
 
 
 def test_extra_rows_from_pandas_and_polars(tiny_sats, sat_folder):
-    extra_pd = pd.DataFrame({"concept": ["premium"], "language": ["de"], "keyword": ["Prämie"],
-                             "weight": [0.9]})
+    extra_pd = pd.DataFrame(
+        {"concept": ["premium"], "language": ["de"], "keyword": ["Prämie"], "weight": [0.9]}
+    )
     extra_pl = pl.DataFrame({"concept": ["deductible"], "definition": ["What you pay first."]})
-    sats = load_satellites(sat_folder, extra={"concept_keywords": extra_pd,
-                                              "concepts": [extra_pl]})
+    sats = load_satellites(
+        sat_folder, extra={"concept_keywords": extra_pd, "concepts": [extra_pl]}
+    )
     row = sats.concept_keywords.filter(keyword="Prämie").row(0, named=True)
     assert row["match"] == "fuzzy" and row["status"] == "validated"  # defaults filled
     assert "deductible" in sats.concepts["concept"].to_list()
@@ -133,8 +166,9 @@ def test_extra_rows_from_pandas_and_polars(tiny_sats, sat_folder):
 
 
 def test_colliding_extra_row_needs_override(sat_folder):
-    changed = pd.DataFrame({"concept": ["premium"], "language": ["en"], "keyword": ["premium"],
-                            "weight": [0.3]})
+    changed = pd.DataFrame(
+        {"concept": ["premium"], "language": ["en"], "keyword": ["premium"], "weight": [0.3]}
+    )
     with pytest.raises(SatelliteError, match="duplicate key"):
         load_satellites(sat_folder, extra={"concept_keywords": changed})
     sats = load_satellites(sat_folder, extra={"concept_keywords": changed}, override=True)
@@ -165,11 +199,15 @@ def test_cue_targets_are_checked_per_family(sat_folder):
         "t1,answer_type,amount,en,how much,1\n"
         "t2,answer_type,amunt,en,how much,1\n"
         "t3,answer_shape,heap,en,list,1\n"
-        "t4,answer_shape,,en,list,1\n")
+        "t4,answer_shape,,en,list,1\n"
+    )
     with pytest.raises(SatelliteError) as info:
         load_satellites(sat_folder)
     assert [(c["row"], c["value"]) for c in info.value.failure_cases] == [
-        (3, "amunt"), (4, "heap"), (5, None)]
+        (3, "amunt"),
+        (4, "heap"),
+        (5, None),
+    ]
 
 
 def test_prompt_parts_are_validated_on_load(tmp_path):
@@ -177,7 +215,8 @@ def test_prompt_parts_are_validated_on_load(tmp_path):
         "part_id,kind,target,language,text\n"
         "role,role,,*,You answer.\n"
         "fmt,format,bogus,*,Give a value.\n"
-        "tone,tone,single,*,Be brief.\n")
+        "tone,tone,single,*,Be brief.\n"
+    )
     with pytest.raises(SatelliteError) as info:
         load_satellites(tmp_path)
     reasons = [(c["row"], c["column"], c["value"]) for c in info.value.failure_cases]

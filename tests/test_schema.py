@@ -9,8 +9,12 @@ from quaestio import COLUMNS, QUESTION_SCHEMA, parse_questions
 from quaestio.schema import FAMILIES, frame_to_table, from_record, rows_to_table, to_record
 from quaestio.types import ParsedQuestion, ScopeItem
 
-QUESTIONS = ["What is the annual premium in Germany?", 'Search for "force majeure", "termination"',
-             None, "Whats the anual premuim?"]
+QUESTIONS = [
+    "What is the annual premium in Germany?",
+    'Search for "force majeure", "termination"',
+    None,
+    "Whats the anual premuim?",
+]
 
 
 def _rich_row() -> ParsedQuestion:
@@ -27,9 +31,18 @@ def test_every_column_family_is_a_flat_column():
         for name in model.model_fields:
             assert name in COLUMNS, f"{family}.{name} missing from question_df"
     assert len(set(COLUMNS)) == len(COLUMNS), "two families declare the same column"
-    for name in ("question_id", "keywords", "answer_type", "pages_hint", "scope_date_from",
-                 "decomposition_pattern", "suggested_clarification", "retrieval_k",
-                 "llm_status", "error_code"):
+    for name in (
+        "question_id",
+        "keywords",
+        "answer_type",
+        "pages_hint",
+        "scope_date_from",
+        "decomposition_pattern",
+        "suggested_clarification",
+        "retrieval_k",
+        "llm_status",
+        "error_code",
+    ):
         assert name in COLUMNS
 
 

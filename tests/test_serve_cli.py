@@ -44,9 +44,24 @@ def test_serve_process_binds_loopback_without_keys_logs_and_stops_gracefully(tmp
     env = {**os.environ, "QUAESTIO_API_KEYS": ""}
     env.pop("QUAESTIO_API_KEYS_FILE", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "quaestio", "serve", "--index", str(tmp_path / "index"),
-         "--host", "0.0.0.0", "--port", str(port), "--store", str(tmp_path / "m.sqlite")],
-        stderr=subprocess.PIPE, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "quaestio",
+            "serve",
+            "--index",
+            str(tmp_path / "index"),
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--store",
+            str(tmp_path / "m.sqlite"),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120

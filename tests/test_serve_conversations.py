@@ -30,8 +30,9 @@ def index():
 @pytest.fixture(scope="module")
 def offline(index, tmp_path_factory):
     store = tmp_path_factory.mktemp("memory") / "turns.sqlite"
-    with LiveServer(ServeConfig(index=index, store=store, max_turns=3,
-                                heartbeat_seconds=0.2)) as live:
+    with LiveServer(
+        ServeConfig(index=index, store=store, max_turns=3, heartbeat_seconds=0.2)
+    ) as live:
         yield live
 
 
@@ -49,8 +50,9 @@ def fake_llm():
 @pytest.fixture(scope="module")
 def online(index, fake_llm):
     config = LLMConfig(base_url=fake_llm.url, model="fake-model", api_key=LLM_KEY, timeout=5)
-    with LiveServer(ServeConfig(index=index, llm=config, heartbeat_seconds=0.2,
-                                reconnect_grace=0.3)) as live:
+    with LiveServer(
+        ServeConfig(index=index, llm=config, heartbeat_seconds=0.2, reconnect_grace=0.3)
+    ) as live:
         yield live
 
 
@@ -59,8 +61,10 @@ def client(server) -> httpx.Client:
 
 
 def submit(c: httpx.Client, question: str, conversation_id: str | None = None) -> dict:
-    body = {"question": question, **({"conversation_id": conversation_id}
-                                     if conversation_id else {})}
+    body = {
+        "question": question,
+        **({"conversation_id": conversation_id} if conversation_id else {}),
+    }
     response = c.post("/v1/conversations", json=body)
     assert response.status_code == 202, response.text
     return response.json()
@@ -84,8 +88,12 @@ def test_offline_says_not_found_rather_than_guess(offline):
     with client(offline) as c:
         events = read_events(c, submit(c, "What is the IBAN of the insurer?")["events"])
     answer = next(e["data"] for e in events if e["event"] == "answer")
-    assert answer == {"text": "Not found in the documents.", "citations": [],
-                      "mode": "extractive", "found": False}
+    assert answer == {
+        "text": "Not found in the documents.",
+        "citations": [],
+        "mode": "extractive",
+        "found": False,
+    }
 
 
 def test_an_ambiguous_question_asks_first_and_does_not_search(offline):
@@ -100,25 +108,50 @@ def test_last_event_id_replays_what_was_missed(offline):
     with client(offline) as c:
         accepted = submit(c, "What is the deductible?")
         first = read_events(c, accepted["events"], stop_after=2)
-        rest = read_events(c, f"/v1/conversations/{accepted['conversation_id']}/events",
-                           headers={"Last-Event-ID": first[-1]["id"]})
+        rest = read_events(
+            c,
+            f"/v1/conversations/{accepted['conversation_id']}/events",
+            headers={"Last-Event-ID": first[-1]["id"]},
+        )
         whole = read_events(c, accepted["events"])
     assert [e["id"] for e in first] == ["1.1", "1.2"]
     assert [e["id"] for e in rest] == ["1.3", "1.4", "1.5"]
     assert [e["id"] for e in whole] == ["1.1", "1.2", "1.3", "1.4", "1.5"]
 
 
-@pytest.mark.parametrize("first, follow_up, check", [
-    ("What is the annual premium in France?", "and for Germany?",
-     lambda row: "premium" in row["concepts"] and row["scope_jurisdictions"] == ["country_de"]),
-    ("What did we sign with Acme in 2022?", "what about that contract?",
-     lambda row: row["scope_parties"] == ["Acme"] and
-     ("parties", "context") in {(o["name"], o["origin"]) for o in row["scope_origins"]}),
-    ("What is the annual premium in 2022?", "the same for 2023",
-     lambda row: "premium" in row["concepts"] and row["scope_date_from"] == "2023-01-01"),
-    ("¿Cuál es la prima anual?", "¿y en Francia?",
-     lambda row: "premium" in row["concepts"] and row["scope_jurisdictions"] == ["country_fr"]),
-])
+@pytest.mark.parametrize(
+    "first, follow_up, check",
+    [
+        (
+            "What is the annual premium in France?",
+            "and for Germany?",
+            lambda row: (
+                "premium" in row["concepts"] and row["scope_jurisdictions"] == ["country_de"]
+            ),
+        ),
+        (
+            "What did we sign with Acme in 2022?",
+            "what about that contract?",
+            lambda row: (
+                row["scope_parties"] == ["Acme"]
+                and ("parties", "context")
+                in {(o["name"], o["origin"]) for o in row["scope_origins"]}
+            ),
+        ),
+        (
+            "What is the annual premium in 2022?",
+            "the same for 2023",
+            lambda row: "premium" in row["concepts"] and row["scope_date_from"] == "2023-01-01",
+        ),
+        (
+            "¿Cuál es la prima anual?",
+            "¿y en Francia?",
+            lambda row: (
+                "premium" in row["concepts"] and row["scope_jurisdictions"] == ["country_fr"]
+            ),
+        ),
+    ],
+)
 def test_a_follow_up_resolves_against_the_previous_turn(offline, first, follow_up, check):
     with client(offline) as c:
         accepted = submit(c, first)
@@ -136,8 +169,12 @@ def test_a_follow_up_resolves_against_the_previous_turn(offline, first, follow_u
 def test_memory_keeps_the_last_turns_and_delete_forgets(offline):
     with client(offline) as c:
         cid = None
-        for question in ("What is the premium?", "And the deductible?", "And the insurer?",
-                         "And the term?"):
+        for question in (
+            "What is the premium?",
+            "And the deductible?",
+            "And the insurer?",
+            "And the term?",
+        ):
             accepted = submit(c, question, cid)
             cid = accepted["conversation_id"]
             read_events(c, accepted["events"])
@@ -146,8 +183,12 @@ def test_memory_keeps_the_last_turns_and_delete_forgets(offline):
         assert all(t["status"] in ("answered", "clarification") for t in turns), turns
         assert c.delete(f"/v1/conversations/{cid}").status_code == 204
         assert c.get(f"/v1/conversations/{cid}").status_code == 404
-        assert c.post("/v1/conversations", json={"question": "q?", "conversation_id": cid}
-                      ).status_code == 404
+        assert (
+            c.post(
+                "/v1/conversations", json={"question": "q?", "conversation_id": cid}
+            ).status_code
+            == 404
+        )
 
 
 def test_heartbeats_keep_an_idle_stream_alive(online, fake_llm):
@@ -204,8 +245,9 @@ def test_a_client_that_goes_away_cancels_the_generation(online, fake_llm):
         status = "running"
         while status == "running" and time.monotonic() < deadline:
             time.sleep(0.1)
-            status = c.get(f"/v1/conversations/{accepted['conversation_id']}").json()[
-                "turns"][0]["status"]
+            status = c.get(f"/v1/conversations/{accepted['conversation_id']}").json()["turns"][0][
+                "status"
+            ]
         replay = read_events(c, accepted["events"])
     assert status == "cancelled"
     while fake_llm.streams_aborted == aborted and time.monotonic() < deadline:

@@ -18,8 +18,11 @@ from quaestio.serve import ServeConfig  # noqa: E402
 def live():
     index = build_index("examples/corpus", embedding_model=None)
     # A generous rate: the fuzzer sends hundreds of requests and must not see only 429s.
-    with LiveServer(ServeConfig(index=index, rate_per_minute=1e6, burst=100_000,
-                                request_timeout=20, max_batch=16)) as server:
+    with LiveServer(
+        ServeConfig(
+            index=index, rate_per_minute=1e6, burst=100_000, request_timeout=20, max_batch=16
+        )
+    ) as server:
         yield server
 
 
@@ -34,14 +37,21 @@ def test_no_generated_request_gets_a_server_error(live):
             continue  # admin-only, and each call re-validates every table (seconds)
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=8, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=8, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )
         def run(case):
             response = case.call(base_url=live.url, timeout=30)
             calls.append(operation.label)
             if response.status_code >= 500:
-                failures.append((operation.label, response.status_code, response.text[:200],
-                                 case.as_curl_command()))
+                failures.append(
+                    (
+                        operation.label,
+                        response.status_code,
+                        response.text[:200],
+                        case.as_curl_command(),
+                    )
+                )
 
         run()
     assert len(set(calls)) >= 7, sorted(set(calls))

@@ -41,8 +41,9 @@ def sat_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(keys, sat_dir):
-    with LiveServer(ServeConfig(api_keys=keys[0], satellites=sat_dir, rate_per_minute=60,
-                                burst=5)) as live:
+    with LiveServer(
+        ServeConfig(api_keys=keys[0], satellites=sat_dir, rate_per_minute=60, burst=5)
+    ) as live:
         yield live
 
 
@@ -73,8 +74,11 @@ def test_without_a_valid_key_401_and_with_too_small_a_role_403(server, keys):
         wrong = c.post("/v1/parse", json={"question": "q?"}, headers=auth("qk_nope"))
         assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
         assert wrong.headers["content-type"] == "application/problem+json"
-        ok = c.post("/v1/parse", json={"question": "What is the premium?"},
-                    headers={"X-API-Key": plain["reader"]})
+        ok = c.post(
+            "/v1/parse",
+            json={"question": "What is the premium?"},
+            headers={"X-API-Key": plain["reader"]},
+        )
         assert ok.status_code == 200
         denied = c.post("/v1/admin/satellites:reload", headers=auth(plain["analyst"]))
         assert denied.status_code == 403 and "admin" in denied.json()["detail"]
@@ -86,8 +90,16 @@ def test_without_keys_only_loopback_clients_are_served():
     service.keys = KeyRing([])
 
     def request(host: str) -> Request:
-        return Request({"type": "http", "method": "GET", "path": "/", "headers": [],
-                        "client": (host, 5000), "query_string": b""})
+        return Request(
+            {
+                "type": "http",
+                "method": "GET",
+                "path": "/",
+                "headers": [],
+                "client": (host, 5000),
+                "query_string": b"",
+            }
+        )
 
     assert service.principal(request("127.0.0.1"), "admin").name == "local"
     assert service.principal(request("::1"), "admin").role == "admin"
@@ -99,8 +111,14 @@ def test_without_keys_only_loopback_clients_are_served():
 def test_the_rate_limit_answers_429_with_retry_after(server, keys):
     _, plain = keys
     with httpx.Client(base_url=server.url) as c:
-        codes = [c.post("/v1/parse", json={"question": "What is the premium?"},
-                        headers=auth(plain["analyst"])) for _ in range(8)]
+        codes = [
+            c.post(
+                "/v1/parse",
+                json={"question": "What is the premium?"},
+                headers=auth(plain["analyst"]),
+            )
+            for _ in range(8)
+        ]
     statuses = [r.status_code for r in codes]
     assert statuses[:5] == [200] * 5 and 429 in statuses, statuses
     limited = next(r for r in codes if r.status_code == 429)
@@ -111,13 +129,17 @@ def test_keys_never_appear_in_logs_or_responses(server, keys, caplog):
     _, plain = keys
     caplog.set_level(logging.INFO, logger="quaestio.serve.access")
     with httpx.Client(base_url=server.url) as c:
-        response = c.post("/v1/parse", json={"question": "What is the premium?"},
-                          headers=auth(plain["admin"]))
+        response = c.post(
+            "/v1/parse", json={"question": "What is the premium?"}, headers=auth(plain["admin"])
+        )
         c.post("/v1/parse", json={"question": "q?"}, headers=auth(plain["admin"] + "x"))
-    lines = [json.loads(r.getMessage()) for r in caplog.records
-             if r.name == "quaestio.serve.access"]
-    assert any(line["key"] == "admin-client" and line["route"] == "/v1/parse"
-               and line["status"] == 200 for line in lines), lines
+    lines = [
+        json.loads(r.getMessage()) for r in caplog.records if r.name == "quaestio.serve.access"
+    ]
+    assert any(
+        line["key"] == "admin-client" and line["route"] == "/v1/parse" and line["status"] == 200
+        for line in lines
+    ), lines
     everything = caplog.text + response.text + str(dict(response.headers))
     assert all(key not in everything for key in plain.values())
 
@@ -128,7 +150,8 @@ def test_reload_validates_first_and_keeps_serving_on_a_broken_table(server, keys
         before = c.post("/v1/admin/satellites:reload").json()
         assert before["reloaded"] and before["version"]
         (sat_dir / "prompt_parts.extra.csv").write_text(
-            "part_id,kind,target,language,text\nbad_format,format,poem,*,Rhyme.\n")
+            "part_id,kind,target,language,text\nbad_format,format,poem,*,Rhyme.\n"
+        )
         broken = c.post("/v1/admin/satellites:reload")
         assert broken.status_code == 422, broken.text
         failure = broken.json()["failures"][0]
@@ -137,7 +160,8 @@ def test_reload_validates_first_and_keeps_serving_on_a_broken_table(server, keys
         assert server.service.satellites.version == before["version"]
         assert c.post("/v1/parse", json={"question": "What is the premium?"}).status_code == 200
         (sat_dir / "prompt_parts.extra.csv").write_text(
-            "part_id,kind,target,language,text\nterse,tone,,*,Be terse.\n")
+            "part_id,kind,target,language,text\nterse,tone,,*,Be terse.\n"
+        )
         after = c.post("/v1/admin/satellites:reload").json()
         assert after["reloaded"] and after["version"] != before["version"]
         assert "terse" in server.service.satellites.prompt_parts["part_id"].to_list()

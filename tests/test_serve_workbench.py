@@ -29,8 +29,9 @@ def server(tmp_path_factory):
     made = {role: new_key_line(role, f"{role}-client") for role in ("reader", "analyst")}
     keys = folder / "keys.txt"
     keys.write_text("\n".join(line for _, line in made.values()) + "\n")
-    with LiveServer(ServeConfig(api_keys=keys, satellites=sats, rate_per_minute=600,
-                                burst=100)) as live:
+    with LiveServer(
+        ServeConfig(api_keys=keys, satellites=sats, rate_per_minute=600, burst=100)
+    ) as live:
         yield live, {role: key for role, (key, _) in made.items()}
 
 
@@ -50,9 +51,17 @@ def test_the_pages_need_a_key_and_a_reader_sees_them(server):
 def test_changes_need_the_analyst_role(server):
     live, keys = server
     body = {"ops": [], "reason": "nothing"}
-    as_reader = httpx.post(live.url + "/ui/api/save", json=body, timeout=60,
-                           headers={"Authorization": f"Bearer {keys['reader']}"})
+    as_reader = httpx.post(
+        live.url + "/ui/api/save",
+        json=body,
+        timeout=60,
+        headers={"Authorization": f"Bearer {keys['reader']}"},
+    )
     assert as_reader.status_code == 403
-    as_analyst = httpx.post(live.url + "/ui/api/save", json=body, timeout=60,
-                            headers={"Authorization": f"Bearer {keys['analyst']}"})
+    as_analyst = httpx.post(
+        live.url + "/ui/api/save",
+        json=body,
+        timeout=60,
+        headers={"Authorization": f"Bearer {keys['analyst']}"},
+    )
     assert as_analyst.status_code not in (401, 403, 500), as_analyst.text

@@ -15,11 +15,11 @@ pytest.importorskip("httpx", reason="the test client needs httpx")
 
 from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from workbench_support import QUESTIONS, header_user, make_folder  # noqa: E402
 
 from quaestio import load_satellites  # noqa: E402
 from quaestio.workbench import create_workbench_app  # noqa: E402
 from quaestio.workbench.validation import runaway_reason  # noqa: E402
-from workbench_support import QUESTIONS, header_user, make_folder  # noqa: E402
 
 PREMIUM = {"concept": "premium", "language": "en", "keyword": "premium"}
 
@@ -47,15 +47,27 @@ def _row(client, table, key):
     return version
 
 
-PREMIUM_ROW = {**PREMIUM, "keyword_priority": "primary", "weight": "1.0", "match": "fuzzy",
-               "status": "validated", "source": "expert", "added_by": "tests",
-               "added_at": "2026-11-30"}
+PREMIUM_ROW = {
+    **PREMIUM,
+    "keyword_priority": "primary",
+    "weight": "1.0",
+    "match": "fuzzy",
+    "status": "validated",
+    "source": "expert",
+    "added_by": "tests",
+    "added_at": "2026-11-30",
+}
 
 
 def _update(key, values, version, table="concept_keywords"):
     base = PREMIUM_ROW if table == "concept_keywords" else key
-    return {"table": table, "action": "update", "key": key, "values": {**base, **values},
-            "version": version}
+    return {
+        "table": table,
+        "action": "update",
+        "key": key,
+        "values": {**base, **values},
+        "version": version,
+    }
 
 
 INVALID = [
@@ -63,8 +75,13 @@ INVALID = [
     ("concept_keywords", PREMIUM, {"weight": "heavy"}, "weight", "must be a number"),
     ("concept_keywords", PREMIUM, {"concept": "premum"}, "concept", "unknown concept"),
     ("concept_keywords", PREMIUM, {"match": "sometimes"}, "match", "must be one of"),
-    ("concept_keywords", PREMIUM, {"keyword": "Annual Premium"}, "keyword",
-     "differs only in case or accents"),
+    (
+        "concept_keywords",
+        PREMIUM,
+        {"keyword": "Annual Premium"},
+        "keyword",
+        "differs only in case or accents",
+    ),
     ("anchors", None, {"pattern": "L(\\d+"}, "pattern", "regex does not compile"),
     ("anchors", None, {"pattern": "(a|aa)+$"}, "pattern", "catastroph"),
     ("anchors", None, {"pattern": "x?"}, "pattern", "matches the empty string"),
@@ -107,11 +124,15 @@ def test_save_writes_the_csv_logs_and_reverts(client, folder):
     assert rows.filter(keyword="premium", language="en")["weight"].to_list() == ["0.6"]
     assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
     load_satellites(folder)  # the folder still loads as the loader sees it
-    log = [json.loads(x) for x in (folder / "curation" / "changelog.jsonl").read_text()
-           .splitlines()]
-    assert (log[-1]["who"], log[-1]["why"], log[-1]["ops"][0]["before"]["weight"],
-            log[-1]["ops"][0]["after"]["weight"]) == (change["who"], "premium is too strong",
-                                                      "1.0", "0.6")
+    log = [
+        json.loads(x) for x in (folder / "curation" / "changelog.jsonl").read_text().splitlines()
+    ]
+    assert (
+        log[-1]["who"],
+        log[-1]["why"],
+        log[-1]["ops"][0]["before"]["weight"],
+        log[-1]["ops"][0]["after"]["weight"],
+    ) == (change["who"], "premium is too strong", "1.0", "0.6")
     page = client.get("/changes").text
     assert "premium is too strong" in page and f"#{change['id']}" in page
     reverted = client.post(f"/api/changes/{change['id']}/revert", json={"why": "undo"})
@@ -128,11 +149,13 @@ def test_a_stale_save_is_refused_with_the_other_change(folder):
     ben = TestClient(app, headers={"X-User": "ben"})
     seen = _row(ana, "concept_keywords", PREMIUM)
     assert _row(ben, "concept_keywords", PREMIUM) == seen
-    first = ben.post("/api/save", json={"ops": [_update(PREMIUM, {"weight": "0.9"}, seen)],
-                                        "why": "ben's edit"})
+    first = ben.post(
+        "/api/save", json={"ops": [_update(PREMIUM, {"weight": "0.9"}, seen)], "why": "ben's edit"}
+    )
     assert first.status_code == 200, first.text
-    second = ana.post("/api/save", json={"ops": [_update(PREMIUM, {"weight": "0.4"}, seen)],
-                                         "why": "ana's edit"})
+    second = ana.post(
+        "/api/save", json={"ops": [_update(PREMIUM, {"weight": "0.4"}, seen)], "why": "ana's edit"}
+    )
     assert second.status_code == 409, second.text
     conflict = second.json()["conflicts"][0]
     assert conflict["current"]["weight"] == "0.9"
@@ -145,8 +168,7 @@ def test_a_stale_save_is_refused_with_the_other_change(folder):
 def test_a_row_renamed_by_another_analyst_is_a_conflict_too(folder):
     client = TestClient(create_workbench_app(folder))
     seen = _row(client, "concept_keywords", PREMIUM)
-    ok = client.post("/api/save", json={"ops": [
-        _update(PREMIUM, {"keyword": "premiums"}, seen)]})
+    ok = client.post("/api/save", json={"ops": [_update(PREMIUM, {"keyword": "premiums"}, seen)]})
     assert ok.status_code == 200
     stale = client.post("/api/save", json={"ops": [_update(PREMIUM, {"weight": "0.3"}, seen)]})
     assert stale.status_code == 409
@@ -160,7 +182,8 @@ def test_candidates_admit_reject_defer(client, folder):
     assert admitted.status_code == 200, admitted.text
     rows = pl.read_csv(folder / "concept_keywords.discovery.csv", infer_schema=False)
     assert rows.select("keyword", "weight", "status", "source").rows() == [
-        ("insurance premium", "0.75", "validated", "discovery")]
+        ("insurance premium", "0.75", "validated", "discovery")
+    ]
     new_concept = client.post("/api/candidates/1/admit", json={"values": {}})
     assert new_concept.status_code == 422
     assert new_concept.json()["failures"][0]["column"] == "concept"
@@ -192,14 +215,22 @@ def test_candidate_filters(client):
 
 
 def test_try_and_preview_show_what_changes(client):
-    op = {"table": "concept_keywords", "action": "add",
-          "values": {"concept": "sub_limit", "language": "en", "keyword": "yearly cap",
-                     "weight": "0.9"}}
+    op = {
+        "table": "concept_keywords",
+        "action": "add",
+        "values": {
+            "concept": "sub_limit",
+            "language": "en",
+            "keyword": "yearly cap",
+            "weight": "0.9",
+        },
+    }
     tried = client.post("/api/try", json={"ops": [op], "question": "What is the yearly cap?"})
     assert tried.status_code == 200 and tried.json()["ok"], tried.text
     assert "sub_limit" in tried.json()["html"].split("with your change")[1]
-    shown = client.post("/api/preview", json={"ops": [op], "questions":
-                                              "What is the yearly cap?\nHello"}).json()
+    shown = client.post(
+        "/api/preview", json={"ops": [op], "questions": "What is the yearly cap?\nHello"}
+    ).json()
     assert "yearly cap" in shown["html"] and "1 of 2 questions change" in shown["html"]
 
 
@@ -224,9 +255,16 @@ def test_only_json_bodies_are_accepted(client):
 
 
 def test_markup_in_a_keyword_is_escaped(client):
-    op = {"table": "concept_keywords", "action": "add",
-          "values": {"concept": "premium", "language": "en",
-                     "keyword": "<script>window.pwned=1</script>", "weight": "0.5"}}
+    op = {
+        "table": "concept_keywords",
+        "action": "add",
+        "values": {
+            "concept": "premium",
+            "language": "en",
+            "keyword": "<script>window.pwned=1</script>",
+            "weight": "0.5",
+        },
+    }
     assert client.post("/api/save", json={"ops": [op]}).status_code == 200
     for url in ("/rows/concept_keywords", "/changes"):
         page = client.get(url)
@@ -262,11 +300,17 @@ def test_without_a_folder_the_pages_say_why():
 
 
 def test_coverage_numbers_link_to_their_examples(folder):
-    corpus = pl.DataFrame({
-        "doc_id": ["d1", "d2", "d3"], "language": ["en", "fr", "en"],
-        "text": ["The annual premium is due in March. The deductible amount is 500 EUR.",
-                 "Le montant de la prime est payé de mars à juin.",
-                 "The deductible amount applies to each claim. Is it DE or not?"]})
+    corpus = pl.DataFrame(
+        {
+            "doc_id": ["d1", "d2", "d3"],
+            "language": ["en", "fr", "en"],
+            "text": [
+                "The annual premium is due in March. The deductible amount is 500 EUR.",
+                "Le montant de la prime est payé de mars à juin.",
+                "The deductible amount applies to each claim. Is it DE or not?",
+            ],
+        }
+    )
     client = TestClient(create_workbench_app(folder, questions=QUESTIONS, corpus=corpus))
     page = client.get("/coverage").text
     assert 'href="/coverage/concept/premium"' in page
@@ -290,10 +334,23 @@ def test_bundled_tables_are_browsed_read_only(tmp_path):
     sh.copytree(Path(__file__).parent / "fixtures" / "satellites", folder)
     client = TestClient(create_workbench_app(folder))
     page = client.get("/rows/cues", params={"q": "between"}).text
-    assert "holds no cues file" in page and "<td class=\"muted\">bundled</td>" in page
-    refused = client.post("/api/save", json={"ops": [{
-        "table": "cues", "action": "add", "values": {"cue_id": "x_new", "family": "compound",
-                                                     "pattern": "\\\\band\\\\b"}}]})
+    assert "holds no cues file" in page and '<td class="muted">bundled</td>' in page
+    refused = client.post(
+        "/api/save",
+        json={
+            "ops": [
+                {
+                    "table": "cues",
+                    "action": "add",
+                    "values": {
+                        "cue_id": "x_new",
+                        "family": "compound",
+                        "pattern": "\\\\band\\\\b",
+                    },
+                }
+            ]
+        },
+    )
     assert refused.status_code == 422
     assert "quaestio satellites export" in refused.json()["failures"][0]["reason"]
 
@@ -306,22 +363,29 @@ def test_assets_ship_in_the_package_and_import_is_lazy():
 
     root = Path(__file__).resolve().parents[1]
     globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
-        "package-data"]["quaestio"]
+        "package-data"
+    ]["quaestio"]
     package = root / "src" / "quaestio"
-    assets = [p.relative_to(package).as_posix() for d in ("templates", "static")
-              for p in (package / "workbench" / d).iterdir()]
+    assets = [
+        p.relative_to(package).as_posix()
+        for d in ("templates", "static")
+        for p in (package / "workbench" / d).iterdir()
+    ]
     assert assets and all(any(fnmatch.fnmatch(a, g) for g in globs) for a in assets), assets
     code = "import sys, quaestio.workbench; print('fastapi' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_a_folder_that_does_not_load_can_be_fixed_here(folder):
     path = folder / "concept_keywords.csv"
     rows = pl.read_csv(path, infer_schema=False)
-    rows.with_columns(pl.when(pl.col("keyword") == "premium").then(pl.lit("7"))
-                      .otherwise(pl.col("weight")).alias("weight")).write_csv(path)
+    rows.with_columns(
+        pl.when(pl.col("keyword") == "premium")
+        .then(pl.lit("7"))
+        .otherwise(pl.col("weight"))
+        .alias("weight")
+    ).write_csv(path)
     client = TestClient(create_workbench_app(folder))
     home = client.get("/").text
     assert "does not load" in home and "must be a number in (0, 1]" in home
@@ -338,25 +402,67 @@ def test_fuzzed_operations_never_break_the_server_or_the_folder(client, folder):
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    cell = st.one_of(st.none(), st.text(max_size=12), st.sampled_from(
-        ["premium", "en", "1.0", "0", "-1", "nan", "(a|aa)+$", "[", "fuzzy", "<b>x</b>",
-         "prime_rate", "*", "validated", "\u202e", "1e400"]), st.integers(),
-        st.floats(allow_nan=False, allow_infinity=False))
-    columns = st.sampled_from(["concept", "language", "keyword", "weight", "match", "status",
-                               "pattern", "anchor_id", "cue_id", "family", "nope"])
-    op = st.fixed_dictionaries({
-        "table": st.sampled_from(["concept_keywords", "anchors", "cues", "concepts", "nope",
-                                  "rejected_phrases"]),
-        "action": st.sampled_from(["add", "update", "delete", "drop"]),
-        "key": st.one_of(st.none(), st.just(PREMIUM), st.dictionaries(columns, cell,
-                                                                      max_size=3)),
-        "values": st.one_of(st.none(), st.dictionaries(columns, cell, max_size=6)),
-        "version": st.one_of(st.none(), st.text(max_size=12)),
-        "file": st.one_of(st.none(), st.sampled_from(["concept_keywords.x.csv", "../evil.csv",
-                                                      "cues.csv", "nope.csv"]))})
+    cell = st.one_of(
+        st.none(),
+        st.text(max_size=12),
+        st.sampled_from(
+            [
+                "premium",
+                "en",
+                "1.0",
+                "0",
+                "-1",
+                "nan",
+                "(a|aa)+$",
+                "[",
+                "fuzzy",
+                "<b>x</b>",
+                "prime_rate",
+                "*",
+                "validated",
+                "\u202e",
+                "1e400",
+            ]
+        ),
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+    )
+    columns = st.sampled_from(
+        [
+            "concept",
+            "language",
+            "keyword",
+            "weight",
+            "match",
+            "status",
+            "pattern",
+            "anchor_id",
+            "cue_id",
+            "family",
+            "nope",
+        ]
+    )
+    op = st.fixed_dictionaries(
+        {
+            "table": st.sampled_from(
+                ["concept_keywords", "anchors", "cues", "concepts", "nope", "rejected_phrases"]
+            ),
+            "action": st.sampled_from(["add", "update", "delete", "drop"]),
+            "key": st.one_of(
+                st.none(), st.just(PREMIUM), st.dictionaries(columns, cell, max_size=3)
+            ),
+            "values": st.one_of(st.none(), st.dictionaries(columns, cell, max_size=6)),
+            "version": st.one_of(st.none(), st.text(max_size=12)),
+            "file": st.one_of(
+                st.none(),
+                st.sampled_from(["concept_keywords.x.csv", "../evil.csv", "cues.csv", "nope.csv"]),
+            ),
+        }
+    )
 
-    @settings(max_examples=60, deadline=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @settings(
+        max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )
     @given(ops=st.lists(op, min_size=1, max_size=3), save=st.booleans())
     def run(ops, save):
         response = client.post("/api/save" if save else "/api/validate", json={"ops": ops})
@@ -369,9 +475,17 @@ def test_fuzzed_operations_never_break_the_server_or_the_folder(client, folder):
 
 def test_an_update_keeps_the_cells_it_does_not_name(client, folder):
     version = _row(client, "concept_keywords", PREMIUM)
-    op = {"table": "concept_keywords", "action": "update", "key": PREMIUM,
-          "values": {"weight": "0.5", "match": ""}, "version": version}
+    op = {
+        "table": "concept_keywords",
+        "action": "update",
+        "key": PREMIUM,
+        "values": {"weight": "0.5", "match": ""},
+        "version": version,
+    }
     assert client.post("/api/save", json={"ops": [op]}).status_code == 200
-    row = pl.read_csv(folder / "concept_keywords.csv", infer_schema=False).filter(
-        keyword="premium", language="en").row(0, named=True)
+    row = (
+        pl.read_csv(folder / "concept_keywords.csv", infer_schema=False)
+        .filter(keyword="premium", language="en")
+        .row(0, named=True)
+    )
     assert (row["weight"], row["match"], row["added_by"]) == ("0.5", None, "tests")

@@ -14,23 +14,39 @@ import pytest
 pytest.importorskip("fastapi", reason="the workbench needs the serve extra (fastapi)")
 pytest.importorskip("uvicorn", reason="the browser tests serve the app with uvicorn")
 sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install 'quaestio[test]')")
+    "playwright.sync_api", reason="playwright is not installed (pip install 'quaestio[test]')"
+)
+
+from workbench_support import (
+    QUESTIONS,
+    Server,
+    candidate,
+    header_user,  # noqa: E402
+    make_folder,
+)
 
 from quaestio.workbench import create_workbench_app  # noqa: E402
-from workbench_support import (QUESTIONS, Server, candidate, header_user,  # noqa: E402
-                               make_folder)
 
 CHROMIUM = os.environ.get("QUAESTIO_CHROMIUM", "/usr/bin/chromium")
 # Without the background-networking flags Chromium keeps dialling out, which this sandbox
 # refuses; --no-sandbox because CI runs as root.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TIMEOUT_MS = 90_000  # the machine running the tests may be shared and slow
 
 sync_api.expect.set_options(timeout=TIMEOUT_MS)
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
-    reason=f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set QUAESTIO_CHROMIUM)")
+    reason=f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set QUAESTIO_CHROMIUM)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +59,12 @@ def browser():
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
-    cands = [candidate(0, "insurance premium"), candidate(1, "premium amount", score=0.7),
-             candidate(2, "<script>window.pwned=1</script>", score=0.6),
-             candidate(3, "yearly premium", score=0.65)]
+    cands = [
+        candidate(0, "insurance premium"),
+        candidate(1, "premium amount", score=0.7),
+        candidate(2, "<script>window.pwned=1</script>", score=0.6),
+        candidate(3, "yearly premium", score=0.65),
+    ]
     return make_folder(tmp_path_factory.mktemp("template"), cands)
 
 
@@ -87,21 +106,25 @@ def test_review_edit_validate_diff_save_and_log(browser, folder):
         weight.fill("2")
         page.keyboard.press("Enter")
         sync_api.expect(second.locator('.field-error[data-for="weight"]')).to_contain_text(
-            "must be a number in (0, 1]")
+            "must be a number in (0, 1]"
+        )
         sync_api.expect(second).to_have_attribute("data-state", "pending")
         weight.fill("0.7")
         page.keyboard.press("Enter")
         sync_api.expect(second).to_have_attribute("data-state", "admitted")
         admitted = pl.read_csv(folder / "concept_keywords.discovery.csv", infer_schema=False)
         assert admitted.select("keyword", "weight").rows() == [
-            ("insurance premium", "0.80"), ("premium amount", "0.7")]
+            ("insurance premium", "0.80"),
+            ("premium amount", "0.7"),
+        ]
 
         key = {"concept": "premium", "language": "en", "keyword": "annual premium"}
         _open_row(page, server.url, "concept_keywords", key)
         field = page.locator('#row-form input[name="weight"]')
         field.fill("1.5")
         sync_api.expect(page.locator('.field-error[data-for="weight"]')).to_contain_text(
-            "must be a number in (0, 1]")
+            "must be a number in (0, 1]"
+        )
         sync_api.expect(field).to_have_class("invalid")
         field.fill("0.95")
         sync_api.expect(page.locator("#check-status")).to_have_text("valid")
@@ -109,16 +132,17 @@ def test_review_edit_validate_diff_save_and_log(browser, folder):
         sync_api.expect(page.locator("#check-status")).to_have_text("valid")
         page.locator("#try-question").fill("What is the yearly premium?")
         page.locator("#try-btn").click()
-        sync_api.expect(page.locator("#try-result .added").first).to_contain_text(
-            "yearly premium")
+        sync_api.expect(page.locator("#try-result .added").first).to_contain_text("yearly premium")
         page.locator('input[name="qset"][value="set"]').check()
         page.locator("#preview-btn").click()
         diff = page.locator("#preview-result")
         sync_api.expect(diff).to_contain_text("Re-parse")
         sync_api.expect(diff.locator("table.reparse")).to_contain_text(
-            "What is the annual premium?")
+            "What is the annual premium?"
+        )
         sync_api.expect(diff.locator("table.reparse .removed").first).to_contain_text(
-            "annual premium")
+            "annual premium"
+        )
         page.locator("#why").fill("the policies say yearly")
         page.locator("#save-btn").click()
         saved = page.locator("#save-status a")
@@ -177,15 +201,19 @@ def test_markup_is_shown_not_run(browser, folder):
         page.keyboard.press("a")  # admitted as a keyword: the rows page shows it as text
         sync_api.expect(card).to_have_attribute("data-state", "admitted")
         page.goto(f"{server.url}/rows/concept_keywords?q=pwned")
-        sync_api.expect(page.locator("table.rows tbody td").filter(
-            has_text="<script>")).to_have_count(1)
-        page.goto(f"{server.url}/rows/concept_keywords/edit?key=%7B%22concept%22%3A%22premium"
-                  "%22%2C%22language%22%3A%22en%22%2C%22keyword%22%3A%22premium%22%7D")
+        sync_api.expect(
+            page.locator("table.rows tbody td").filter(has_text="<script>")
+        ).to_have_count(1)
+        page.goto(
+            f"{server.url}/rows/concept_keywords/edit?key=%7B%22concept%22%3A%22premium"
+            "%22%2C%22language%22%3A%22en%22%2C%22keyword%22%3A%22premium%22%7D"
+        )
         page.locator("#try-question").fill('<img src=x onerror="window.pwned=2">premium?')
         page.locator("#try-btn").click()
         sync_api.expect(page.locator("#try-result th").first).to_contain_text("<img src=x")
         page.goto(f"{server.url}/changes")
-        sync_api.expect(page.locator("article.change ins").filter(
-            has_text="window.pwned")).to_have_count(1)
+        sync_api.expect(
+            page.locator("article.change ins").filter(has_text="window.pwned")
+        ).to_have_count(1)
         assert page.evaluate("typeof window.pwned") == "undefined"
         context.close()

@@ -10,18 +10,43 @@ from pathlib import Path
 import polars as pl
 
 FIXTURES = Path(__file__).parent / "fixtures"
-QUESTIONS = ["What is the annual premium?", "What is the insurance premium in Germany?",
-             "What is the limit of indemnity?", "¿Cuál es la prima anual?", "Hello there"]
+QUESTIONS = [
+    "What is the annual premium?",
+    "What is the insurance premium in Germany?",
+    "What is the limit of indemnity?",
+    "¿Cuál es la prima anual?",
+    "Hello there",
+]
 
 
-def candidate(i: int, keyword: str, concept: str = "premium", *, language: str = "en",
-              kind: str = "variant", score: float = 0.8, proposed: str = "") -> dict:
-    return {"decision": "", "kind": kind, "concept": concept, "language": language,
-            "keyword": keyword, "keyword_priority": "secondary", "weight": f"{score:.2f}",
-            "match": "fuzzy", "proposed_concept": proposed, "cluster_id": str(i % 3),
-            "similarity": f"{score:.3f}", "nearest_keyword": "premium" if concept else "",
-            "count": "4", "docs": "2", "cluster_concepts": concept,
-            "examples": f"The {keyword} is due in March. | We paid the {keyword} twice."}
+def candidate(
+    i: int,
+    keyword: str,
+    concept: str = "premium",
+    *,
+    language: str = "en",
+    kind: str = "variant",
+    score: float = 0.8,
+    proposed: str = "",
+) -> dict:
+    return {
+        "decision": "",
+        "kind": kind,
+        "concept": concept,
+        "language": language,
+        "keyword": keyword,
+        "keyword_priority": "secondary",
+        "weight": f"{score:.2f}",
+        "match": "fuzzy",
+        "proposed_concept": proposed,
+        "cluster_id": str(i % 3),
+        "similarity": f"{score:.3f}",
+        "nearest_keyword": "premium" if concept else "",
+        "count": "4",
+        "docs": "2",
+        "cluster_concepts": concept,
+        "examples": f"The {keyword} is due in March. | We paid the {keyword} twice.",
+    }
 
 
 def make_folder(tmp_path: Path, candidates: list[dict] | None = None) -> Path:
@@ -31,11 +56,19 @@ def make_folder(tmp_path: Path, candidates: list[dict] | None = None) -> Path:
     folder = tmp_path / "sats"
     load_satellites(FIXTURES / "satellites").write(folder)
     if candidates is None:
-        candidates = [candidate(0, "insurance premium"),
-                      candidate(1, "deductible amount", "", kind="new_concept", score=0.9,
-                                proposed="deductible_amount"),
-                      candidate(2, "prime annuelle", language="fr", score=0.7),
-                      candidate(3, "yearly premium", score=0.65)]
+        candidates = [
+            candidate(0, "insurance premium"),
+            candidate(
+                1,
+                "deductible amount",
+                "",
+                kind="new_concept",
+                score=0.9,
+                proposed="deductible_amount",
+            ),
+            candidate(2, "prime annuelle", language="fr", score=0.7),
+            candidate(3, "yearly premium", score=0.65),
+        ]
     (folder / "curation").mkdir()
     pl.DataFrame(candidates).write_csv(folder / "curation" / "candidates.csv")
     return folder
@@ -63,8 +96,9 @@ class Server:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port,
-                                                    log_level="warning"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> Server:

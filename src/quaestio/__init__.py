@@ -13,19 +13,39 @@ __version__ = "0.1.0"
 # loaded on first use, so that `quaestio --help` or `import quaestio.errors` pays for neither
 # pandas, polars and pyarrow nor the later layers.
 _LAZY = {
-    **dict.fromkeys(("DEFAULT_STEPS", "has_compound_indicators", "parse_question",
-                     "parse_questions", "prepare"), "quaestio.analysis"),
-    **dict.fromkeys(("QuaestioError", "QuestionError", "ReasonCode", "SatelliteError",
-                     "UnknownNameError"), "quaestio.errors"),
+    **dict.fromkeys(
+        (
+            "DEFAULT_STEPS",
+            "has_compound_indicators",
+            "parse_question",
+            "parse_questions",
+            "prepare",
+        ),
+        "quaestio.analysis",
+    ),
+    **dict.fromkeys(
+        ("QuaestioError", "QuestionError", "ReasonCode", "SatelliteError", "UnknownNameError"),
+        "quaestio.errors",
+    ),
     **dict.fromkeys(("Satellites", "load_satellites"), "quaestio.satellites"),
     **dict.fromkeys(("COLUMNS", "QUESTION_SCHEMA"), "quaestio.schema"),
-    **dict.fromkeys(("AnswerShape", "Keyword", "KeywordSource", "ParsedQuestion",
-                     "ScopeFilters", "StructuralHints"), "quaestio.types"),
+    **dict.fromkeys(
+        (
+            "AnswerShape",
+            "Keyword",
+            "KeywordSource",
+            "ParsedQuestion",
+            "ScopeFilters",
+            "StructuralHints",
+        ),
+        "quaestio.types",
+    ),
     "LLM": "quaestio.llm",
     **dict.fromkeys(("build_index", "open_index", "search", "dispatch"), "quaestio.retrieval"),
     **dict.fromkeys(("confirm", "find_values"), "quaestio.confirm"),
-    **dict.fromkeys(("evaluate", "evaluate_answers", "evaluate_retrieval", "read_gold"),
-                    "quaestio.evaluate"),
+    **dict.fromkeys(
+        ("evaluate", "evaluate_answers", "evaluate_retrieval", "read_gold"), "quaestio.evaluate"
+    ),
 }
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any, Iterable
+from typing import Any
 
 
 class ReasonCode(StrEnum):
@@ -104,16 +105,21 @@ class UnknownNameError(QuaestioError, ValueError):
         self.kind, self.name, self.available = kind, name, sorted(available)
         close = difflib.get_close_matches(str(name), self.available, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        super().__init__(
-            f"Unknown {kind} {name!r}.{hint} Available: {', '.join(self.available)}."
-        )
+        super().__init__(f"Unknown {kind} {name!r}.{hint} Available: {', '.join(self.available)}.")
 
 
 class QuestionError(QuaestioError, ValueError):
     """A question that cannot be parsed; carries the reason code and where it came from."""
 
-    def __init__(self, code: ReasonCode, message: str, *, row: int | None = None,
-                 column: str | None = None, value: Any = None):
+    def __init__(
+        self,
+        code: ReasonCode,
+        message: str,
+        *,
+        row: int | None = None,
+        column: str | None = None,
+        value: Any = None,
+    ):
         self.code, self.row, self.column, self.value = code, row, column, value
         where = ""
         if row is not None:
@@ -125,9 +131,13 @@ class InputFileError(QuaestioError, ValueError):
     """A question or data file that cannot be read as it is: names the file, the line or
     column when known, and what to do."""
 
-    def __init__(self, path: Any, message: str, *, line: int | None = None,
-                 column: str | None = None):
+    def __init__(
+        self, path: Any, message: str, *, line: int | None = None, column: str | None = None
+    ):
         self.path, self.line, self.column = str(path), line, column
-        where = self.path + (f" line {line}" if line is not None else "") \
+        where = (
+            self.path
+            + (f" line {line}" if line is not None else "")
             + (f" column {column!r}" if column else "")
+        )
         super().__init__(f"{where}: {message}")

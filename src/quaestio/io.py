@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import polars as pl
 import pyarrow as pa
@@ -23,13 +23,15 @@ def file_format(path: str | Path) -> str:
     suffix = Path(path).suffix.lower().lstrip(".")
     fmt = {"ndjson": "jsonl", "json": "jsonl", "pq": "parquet"}.get(suffix, suffix)
     if fmt not in FORMATS:
-        raise ValueError(f"cannot tell the format of {str(path)!r}: use a .csv, .jsonl or "
-                         f".parquet file")
+        raise ValueError(
+            f"cannot tell the format of {str(path)!r}: use a .csv, .jsonl or .parquet file"
+        )
     return fmt
 
 
-def iter_questions(path: str | Path, chunk_size: int = 5000, *,
-                   encoding: str | None = None) -> Iterator[pl.DataFrame]:
+def iter_questions(
+    path: str | Path, chunk_size: int = 5000, *, encoding: str | None = None
+) -> Iterator[pl.DataFrame]:
     """Read a question file in chunks of about `chunk_size` rows, never all of it at once.
 
     CSV columns stay strings so ids keep their leading zeros. Memory is bounded by the
@@ -50,8 +52,9 @@ def iter_questions(path: str | Path, chunk_size: int = 5000, *,
             batches = pq.ParquetFile(path).iter_batches(batch_size=chunk_size)
         except (pa.ArrowException, OSError) as exc:
             raise InputFileError(path, f"not a readable Parquet file ({exc})") from exc
-        yield from _rechunk(path, (pl.from_arrow(pa.Table.from_batches([b])) for b in batches),
-                            chunk_size)
+        yield from _rechunk(
+            path, (pl.from_arrow(pa.Table.from_batches([b])) for b in batches), chunk_size
+        )
         return
     encoding = encoding or sniff_encoding(path)
     if fmt == "csv":
@@ -74,8 +77,11 @@ def _rechunk(path, frames: Iterator[pl.DataFrame], chunk_size: int) -> Iterator[
                 rest = merged.height % chunk_size
                 pending, rows = ([merged.slice(merged.height - rest)], rest) if rest else ([], 0)
     except (pa.ArrowException, UnicodeDecodeError, pl.exceptions.PolarsError) as exc:
-        raise InputFileError(path, f"cannot be read: {_first_line(exc)}; check the file, "
-                                   f"or force an encoding with --encoding") from exc
+        raise InputFileError(
+            path,
+            f"cannot be read: {_first_line(exc)}; check the file, "
+            f"or force an encoding with --encoding",
+        ) from exc
     if rows:
         yield pl.concat(pending, how="diagonal_relaxed")
 
@@ -85,22 +91,28 @@ def _csv_frames(path, encoding: str) -> Iterator[pl.DataFrame]:
         with open(path, encoding=encoding, newline="") as fh:
             header = next(csv.reader(fh), None)
     except (UnicodeDecodeError, LookupError) as exc:
-        raise InputFileError(path, f"cannot be decoded as {encoding} ({exc}); force an "
-                                   f"encoding with --encoding") from exc
+        raise InputFileError(
+            path, f"cannot be decoded as {encoding} ({exc}); force an encoding with --encoding"
+        ) from exc
     if not header:
         raise InputFileError(path, "the file is empty: a CSV needs a header line", line=1)
     seen = set()
     for name in header:
         if name in seen:
-            raise InputFileError(path, "the header names this column twice; rename one",
-                                 line=1, column=name)
+            raise InputFileError(
+                path, "the header names this column twice; rename one", line=1, column=name
+            )
         seen.add(name)
     try:
         reader = pa_csv.open_csv(
-            path, read_options=pa_csv.ReadOptions(block_size=1 << 22, encoding=encoding),
+            path,
+            read_options=pa_csv.ReadOptions(block_size=1 << 22, encoding=encoding),
             convert_options=pa_csv.ConvertOptions(
                 column_types={name: pa.string() for name in header},
-                strings_can_be_null=True, quoted_strings_can_be_null=False))
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=False,
+            ),
+        )
     except (pa.ArrowException, UnicodeDecodeError) as exc:
         raise InputFileError(path, f"cannot be read as CSV: {_first_line(exc)}") from exc
     for batch in reader:
@@ -120,18 +132,19 @@ def _jsonl_frames(path, encoding: str, chunk_size: int) -> Iterator[pl.DataFrame
                 try:
                     record = json.loads(line)
                 except ValueError as exc:
-                    raise InputFileError(path, f"not a JSON object: {exc}",
-                                         line=line_no) from exc
+                    raise InputFileError(path, f"not a JSON object: {exc}", line=line_no) from exc
                 if not isinstance(record, dict):
-                    raise InputFileError(path, f"expected a JSON object, got "
-                                               f"{type(record).__name__}", line=line_no)
+                    raise InputFileError(
+                        path, f"expected a JSON object, got {type(record).__name__}", line=line_no
+                    )
                 records.append({k: _utf8(v, path, line_no) for k, v in record.items()})
                 if len(records) == chunk_size:
                     yield _frame(records)
                     records = []
     except UnicodeDecodeError as exc:
-        raise InputFileError(path, f"cannot be decoded as {encoding} ({exc}); force an "
-                                   f"encoding with --encoding") from exc
+        raise InputFileError(
+            path, f"cannot be decoded as {encoding} ({exc}); force an encoding with --encoding"
+        ) from exc
     if records:
         yield _frame(records)
 
@@ -147,10 +160,13 @@ def _utf8(value, path, line_no: int):
         value.encode("utf-8")
         return value
     except UnicodeEncodeError:
-        warnings.warn(QuaestioWarning(
-            WarningCode.W103_TEXT_REPAIRED,
-            f"{path} line {line_no}: lone surrogate escape(s) replaced by U+FFFD"),
-            stacklevel=4)
+        warnings.warn(
+            QuaestioWarning(
+                WarningCode.W103_TEXT_REPAIRED,
+                f"{path} line {line_no}: lone surrogate escape(s) replaced by U+FFFD",
+            ),
+            stacklevel=4,
+        )
         # Through UTF-16 a well-formed pair becomes its character, a lone half U+FFFD.
         return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
@@ -162,13 +178,18 @@ def sniff_encoding(path: str | Path, sample: int = 1 << 16) -> str:
         head = fh.read(sample)
     text, encoding, guessed = decode_bytes(head, partial=len(head) == sample)
     if guessed:
-        warnings.warn(QuaestioWarning(WarningCode.W304_ENCODING_GUESSED,
-                                      f"{path} is not UTF-8: read as {encoding}"), stacklevel=3)
+        warnings.warn(
+            QuaestioWarning(
+                WarningCode.W304_ENCODING_GUESSED, f"{path} is not UTF-8: read as {encoding}"
+            ),
+            stacklevel=3,
+        )
     return encoding
 
 
-def decode_bytes(data: bytes, *, encoding: str | None = None,
-                 partial: bool = False) -> tuple[str, str, bool]:
+def decode_bytes(
+    data: bytes, *, encoding: str | None = None, partial: bool = False
+) -> tuple[str, str, bool]:
     """(text, encoding, guessed) for the bytes of a text file.
 
     UTF-8 (BOM or not) and UTF-16 with a BOM are read as such; anything else is decoded in
@@ -186,7 +207,7 @@ def decode_bytes(data: bytes, *, encoding: str | None = None,
         return data.decode("utf-8"), "utf-8", False
     except UnicodeDecodeError as exc:
         if partial and exc.start >= len(data) - 3:
-            return data[:exc.start].decode("utf-8"), "utf-8", False
+            return data[: exc.start].decode("utf-8"), "utf-8", False
     import charset_normalizer  # only for files that are not UTF-8
 
     best = charset_normalizer.from_bytes(data).best()
@@ -223,8 +244,11 @@ class QuestionWriter:
         frame = pl.from_arrow(table)
         nested = [c for c, t in frame.schema.items() if t.is_nested()]
         frame = frame.with_columns(
-            pl.Series(c, [json.dumps(v, ensure_ascii=False, default=str)
-                          for v in frame[c].to_list()]) for c in nested)
+            pl.Series(
+                c, [json.dumps(v, ensure_ascii=False, default=str) for v in frame[c].to_list()]
+            )
+            for c in nested
+        )
         self._fh.write(frame.write_csv(include_header=self._header))
         self._header = False
 

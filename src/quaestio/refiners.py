@@ -9,7 +9,8 @@ caller actually asks for the LLM mode.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 
 @runtime_checkable
@@ -18,8 +19,13 @@ class DraftRefiner(Protocol):
 
     def parse_draft(self, draft: Any, started: float, finish: Callable[..., dict]) -> dict: ...
 
-    def parse_drafts(self, items: list[tuple[Any, float]], finish: Callable[..., dict], *,
-                     progress: bool | None = None) -> list[dict]: ...
+    def parse_drafts(
+        self,
+        items: list[tuple[Any, float]],
+        finish: Callable[..., dict],
+        *,
+        progress: bool | None = None,
+    ) -> list[dict]: ...
 
 
 Resolver = Callable[[Any, Any], "DraftRefiner | None"]
@@ -41,5 +47,7 @@ def as_refiner(llm: Any, satellites: Any) -> DraftRefiner:
         refiner = resolver(llm, satellites)
         if refiner is not None:
             return refiner
-    raise TypeError(f"llm must be an LLM (quaestio.llm.LLM), an LLMConfig, True, or an object "
-                    f"with parse_draft/parse_drafts, not {type(llm).__name__}")
+    raise TypeError(
+        f"llm must be an LLM (quaestio.llm.LLM), an LLMConfig, True, or an object "
+        f"with parse_draft/parse_drafts, not {type(llm).__name__}"
+    )

@@ -10,8 +10,9 @@ import datetime as dt
 import sys
 import types as _pytypes
 import typing
+from collections.abc import Iterable
 from enum import Enum
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import pyarrow as pa
 from pydantic import BaseModel
@@ -32,21 +33,32 @@ def _arrow_type(annotation: Any) -> pa.DataType:
         return pa.list_(_arrow_type(typing.get_args(annotation)[0]))
     if isinstance(annotation, type):
         if issubclass(annotation, BaseModel):
-            return pa.struct([pa.field(n, _arrow_type(f.annotation))
-                              for n, f in annotation.model_fields.items()])
+            return pa.struct(
+                [
+                    pa.field(n, _arrow_type(f.annotation))
+                    for n, f in annotation.model_fields.items()
+                ]
+            )
         if issubclass(annotation, Enum) or annotation is str:
             return pa.string()
         # bool before int: bool is a subclass of int.
-        for py, arrow in ((bool, pa.bool_()), (int, pa.int64()), (float, pa.float64()),
-                          (dt.date, pa.date32())):
+        for py, arrow in (
+            (bool, pa.bool_()),
+            (int, pa.int64()),
+            (float, pa.float64()),
+            (dt.date, pa.date32()),
+        ):
             if issubclass(annotation, py):
                 return arrow
     raise TypeError(f"no Arrow type for {annotation!r}")
 
 
 def _families() -> dict[str, type[ColumnFamily]]:
-    return {name: f.annotation for name, f in ParsedQuestion.model_fields.items()
-            if isinstance(f.annotation, type) and issubclass(f.annotation, ColumnFamily)}
+    return {
+        name: f.annotation
+        for name, f in ParsedQuestion.model_fields.items()
+        if isinstance(f.annotation, type) and issubclass(f.annotation, ColumnFamily)
+    }
 
 
 FAMILIES: dict[str, type[ColumnFamily]] = _families()
@@ -56,8 +68,10 @@ def _schema() -> pa.Schema:
     fields = []
     for name, info in ParsedQuestion.model_fields.items():
         if name in FAMILIES:
-            fields += [pa.field(n, _arrow_type(f.annotation))
-                       for n, f in FAMILIES[name].model_fields.items()]
+            fields += [
+                pa.field(n, _arrow_type(f.annotation))
+                for n, f in FAMILIES[name].model_fields.items()
+            ]
         else:
             fields.append(pa.field(name, _arrow_type(info.annotation)))
     return pa.schema(fields)

@@ -4,4 +4,12 @@ from .batch import parse_questions
 from .decompose import has_compound_indicators
 from .pipeline import DEFAULT_STEPS, Step, check_question, parse_question, prepare
 
-__all__ = ["DEFAULT_STEPS", "has_compound_indicators", "Step", "check_question", "parse_question", "parse_questions", "prepare"]
+__all__ = [
+    "DEFAULT_STEPS",
+    "has_compound_indicators",
+    "Step",
+    "check_question",
+    "parse_question",
+    "parse_questions",
+    "prepare",
+]

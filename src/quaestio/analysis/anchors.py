@@ -19,5 +19,10 @@ def anchor_keywords(draft: Draft) -> None:
             draft.protect(start, end)
             chosen.append((start, end, rule))
     for start, end, rule in sorted(chosen, key=lambda c: c[0]):
-        draft.add_keyword(draft.original[start:end], rule.weight, KeywordSource.ANCHOR,
-                          span=(start, end), rule_id=f"anchors:{rule.rule_id}")
+        draft.add_keyword(
+            draft.original[start:end],
+            rule.weight,
+            KeywordSource.ANCHOR,
+            span=(start, end),
+            rule_id=f"anchors:{rule.rule_id}",
+        )

@@ -73,8 +73,9 @@ def _cue_evidence(draft: Draft, family: str, text: str) -> list[Evidence]:
     for rule in candidates(draft, language_rules(draft.sats, family, draft.language), text):
         match = search(draft, rule, text)
         if match is not None:
-            found.append(Evidence(rule.target, rule.weight, match.start(),
-                                  (f"cues:{rule.rule_id}",)))
+            found.append(
+                Evidence(rule.target, rule.weight, match.start(), (f"cues:{rule.rule_id}",))
+            )
     return found
 
 
@@ -96,8 +97,15 @@ def _concept_evidence(draft: Draft, text: str) -> list[Evidence]:
             wanted.discard(concept)
             if not wanted:
                 break
-    return [Evidence(defaults[c], weighting.weight, starts.get(c, len(text)),
-                     (f"concepts:{c}.answer_type", f"cues:{weighting.rule_id}")) for c in typed]
+    return [
+        Evidence(
+            defaults[c],
+            weighting.weight,
+            starts.get(c, len(text)),
+            (f"concepts:{c}.answer_type", f"cues:{weighting.rule_id}"),
+        )
+        for c in typed
+    ]
 
 
 def _decide(draft: Draft, evidence: list[Evidence], fallback: str) -> str:
@@ -106,8 +114,11 @@ def _decide(draft: Draft, evidence: list[Evidence], fallback: str) -> str:
     best: dict[str, tuple[float, float, int]] = {}
     for piece in evidence:
         top, total, first = best.get(piece.target, (0.0, 0.0, piece.start))
-        best[piece.target] = (max(top, piece.weight), total + piece.weight,
-                              min(first, piece.start))
+        best[piece.target] = (
+            max(top, piece.weight),
+            total + piece.weight,
+            min(first, piece.start),
+        )
     winner = min(best, key=lambda t: (-best[t][0], -round(best[t][1], 6), best[t][2], t))
     for piece in sorted(evidence, key=lambda p: (p.target != winner, p.start)):
         for rule_id in piece.rule_ids:

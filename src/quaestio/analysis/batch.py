@@ -5,8 +5,9 @@ from __future__ import annotations
 import gc
 import sys
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 import pyarrow as pa
 
@@ -21,14 +22,22 @@ from .text import without_surrogates
 Errors = Literal["collect", "raise", "warn"]
 
 
-def parse_questions(questions: Any, satellites: Satellites | None = None, *,
-                    question_column: str = "question", id_column: str | None = None,
-                    language: str | None = None, toc: Sequence[str] | None = None,
-                    scope: Mapping[str, Any] | None = None,
-                    parties: Sequence[str] | None = None,
-                    steps: Sequence[Step] = DEFAULT_STEPS,
-                    errors: Errors = "collect", progress: bool | None = None,
-                    as_: str | None = None, llm: Any = None):
+def parse_questions(
+    questions: Any,
+    satellites: Satellites | None = None,
+    *,
+    question_column: str = "question",
+    id_column: str | None = None,
+    language: str | None = None,
+    toc: Sequence[str] | None = None,
+    scope: Mapping[str, Any] | None = None,
+    parties: Sequence[str] | None = None,
+    steps: Sequence[Step] = DEFAULT_STEPS,
+    errors: Errors = "collect",
+    progress: bool | None = None,
+    as_: str | None = None,
+    llm: Any = None,
+):
     """Parse a batch of questions into `question_df`, one row per question, in input order.
 
     Args:
@@ -73,17 +82,33 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
         raise UnknownNameError("engine", engine, ENGINES)
     sats = satellites if satellites is not None else bundled_satellites()
     if llm is not None:
-        table = _with_llm(llm, texts, ids, sats, question_column, errors, progress,
-                          {"language": language, "toc": toc, "scope": scope,
-                           "parties": parties, "steps": steps})
+        table = _with_llm(
+            llm,
+            texts,
+            ids,
+            sats,
+            question_column,
+            errors,
+            progress,
+            {"language": language, "toc": toc, "scope": scope, "parties": parties, "steps": steps},
+        )
         return table_to_frame(table, engine)
     parts, rows = [], []
     with gc_paused():
         for n, (qid, text) in enumerate(_progress(zip(ids, texts), len(texts), progress)):
             try:
-                rows.append(parse_record(_checked(text, n, question_column, sats), sats,
-                                         question_id=qid, language=language, toc=toc,
-                                         scope=scope, parties=parties, steps=steps))
+                rows.append(
+                    parse_record(
+                        _checked(text, n, question_column, sats),
+                        sats,
+                        question_id=qid,
+                        language=language,
+                        toc=toc,
+                        scope=scope,
+                        parties=parties,
+                        steps=steps,
+                    )
+                )
             except Exception as exc:
                 if errors == "raise":
                     raise
@@ -100,8 +125,16 @@ def parse_questions(questions: Any, satellites: Satellites | None = None, *,
 _ROWS_PER_PART = 2048
 
 
-def _with_llm(llm: Any, texts: list[Any], ids: list[str], sats: Satellites, column: str,
-              errors: Errors, progress: bool | None, options: dict[str, Any]) -> pa.Table:
+def _with_llm(
+    llm: Any,
+    texts: list[Any],
+    ids: list[str],
+    sats: Satellites,
+    column: str,
+    errors: Errors,
+    progress: bool | None,
+    options: dict[str, Any],
+) -> pa.Table:
     from .pipeline import finish_record, run_steps
 
     mode = as_refiner(llm, sats)
@@ -109,8 +142,9 @@ def _with_llm(llm: Any, texts: list[Any], ids: list[str], sats: Satellites, colu
     drafts, where = [], []
     for n, (qid, text) in enumerate(zip(ids, texts)):
         try:
-            drafts.append(run_steps(_checked(text, n, column, sats), sats, question_id=qid,
-                                    **options))
+            drafts.append(
+                run_steps(_checked(text, n, column, sats), sats, question_id=qid, **options)
+            )
             where.append(n)
         except Exception as exc:
             if errors == "raise":
@@ -136,8 +170,13 @@ def _to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Table:
             pa.Table.from_pylist([record], schema=QUESTION_SCHEMA)
             kept.append(record)
         except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
-            kept.append(to_record(_error_row(record.get("question_id") or "",
-                                             record.get("original_question"), exc, sats)))
+            kept.append(
+                to_record(
+                    _error_row(
+                        record.get("question_id") or "", record.get("original_question"), exc, sats
+                    )
+                )
+            )
     return pa.Table.from_pylist(kept, schema=QUESTION_SCHEMA)
 
 
@@ -158,12 +197,12 @@ def gc_paused():
 def _checked(text: Any, n: int, column: str, sats: Satellites) -> Any:
     from .pipeline import check_question
 
-    return check_question(text, row=n, column=column,
-                          max_chars=sats.defaults.max_question_chars)
+    return check_question(text, row=n, column=column, max_chars=sats.defaults.max_question_chars)
 
 
-def _unpack(questions: Any, column: str, id_column: str | None
-            ) -> tuple[list[Any], list[str], str]:
+def _unpack(
+    questions: Any, column: str, id_column: str | None
+) -> tuple[list[Any], list[str], str]:
     pl = sys.modules.get("polars")
     pd = sys.modules.get("pandas")
     if pl is not None and isinstance(questions, (pl.DataFrame, pl.Series)):
@@ -177,16 +216,19 @@ def _unpack(questions: Any, column: str, id_column: str | None
         ids = _ids(frame, list(frame.columns), id_column, len(texts), lambda c: c.tolist())
         return texts, ids, "pandas"
     if isinstance(questions, str) or not isinstance(questions, Iterable):
-        raise TypeError("questions must be a list of strings or a DataFrame/Series; "
-                        "for one question use parse_question()")
+        raise TypeError(
+            "questions must be a list of strings or a DataFrame/Series; "
+            "for one question use parse_question()"
+        )
     texts = list(questions)
     return texts, [f"q{i}" for i in range(len(texts))], "pandas"
 
 
 def _column(columns: list[str], frame: Any, name: str):
     if name not in columns:
-        raise ValueError(f"column {name!r} not found; columns are {list(columns)}. "
-                         f"Pass question_column=...")
+        raise ValueError(
+            f"column {name!r} not found; columns are {list(columns)}. Pass question_column=..."
+        )
     return frame[name]
 
 
@@ -202,8 +244,12 @@ def _error_row(qid: str, text: Any, exc: Exception, sats: Satellites) -> ParsedQ
     return ParsedQuestion(
         question_id=without_surrogates(str(qid))[0],
         original_question=without_surrogates(text)[0] if isinstance(text, str) else None,
-        provenance=Provenance(satellites_version=sats.version, error_code=code,
-                              error_message=without_surrogates(message)[0]))
+        provenance=Provenance(
+            satellites_version=sats.version,
+            error_code=code,
+            error_message=without_surrogates(message)[0],
+        ),
+    )
 
 
 def _progress(items, total: int, progress: bool | None):

@@ -50,8 +50,9 @@ def clarify(draft: Draft) -> None:
 
 def _has_terms(draft: Draft) -> bool:
     """Quoted or listed terms and anchors (codes, years) are something to act on."""
-    return any(k["source"] in (KeywordSource.EXPLICIT, KeywordSource.ANCHOR)
-               for k in draft.keywords)
+    return any(
+        k["source"] in (KeywordSource.EXPLICIT, KeywordSource.ANCHOR) for k in draft.keywords
+    )
 
 
 def _has_context(draft: Draft) -> bool:
@@ -60,8 +61,11 @@ def _has_context(draft: Draft) -> bool:
 
 def _from_rows(draft: Draft):
     """The strongest `clarification` or `deictic` row that matches and is not resolved."""
-    rules = [r for f in ("clarification", "deictic") for r in
-             candidates(draft, language_rules(draft.sats, f, draft.language), draft.original)]
+    rules = [
+        r
+        for f in ("clarification", "deictic")
+        for r in candidates(draft, language_rules(draft.sats, f, draft.language), draft.original)
+    ]
     for rule in sorted(rules, key=lambda r: -r.weight):
         m = search(draft, rule, draft.original)
         if m is None:
@@ -84,7 +88,7 @@ def _term_span(m: regex.Match) -> tuple[int, int]:
 
 def _term(draft: Draft, span: tuple[int, int], reason: str) -> str:
     """The unclear phrase as typed; a verb that merely opens the sentence is lower-cased."""
-    term = draft.original[span[0]:span[1]].strip(" \t.,;:!?¿¡")
+    term = draft.original[span[0] : span[1]].strip(" \t.,;:!?¿¡")
     opens = draft.tokens and draft.tokens[0].start >= span[0]
     if reason == "missing_object" and opens and term[:1].isupper():
         term = term[0].lower() + term[1:]
@@ -122,8 +126,13 @@ def _concepts_in(draft: Draft, span: tuple[int, int]) -> bool:
     stays too broad while "Tell me about the exclusions" can be acted on.
     """
     scoped = draft.sats.cached("scope_concepts", _scope_concepts)
-    return any(k.get("concept") and k["concept"] not in scoped and k["span_start"] is not None
-               and span[0] <= k["span_start"] < span[1] for k in draft.keywords)
+    return any(
+        k.get("concept")
+        and k["concept"] not in scoped
+        and k["span_start"] is not None
+        and span[0] <= k["span_start"] < span[1]
+        for k in draft.keywords
+    )
 
 
 def _scope_concepts(sats) -> frozenset[str]:
@@ -134,9 +143,14 @@ def _scope_concepts(sats) -> frozenset[str]:
 def _content_words(draft: Draft, span: tuple[int, int]) -> list[str]:
     """Content words of the question outside `span`."""
     stop = stopwords_for(draft.sats, draft.language)
-    return [draft.folded(i) for i, t in enumerate(draft.tokens)
-            if not span[0] <= t.start < span[1] and draft.folded(i) not in stop
-            and len(t.folded) > 1 and t.text[:1].isalnum()]
+    return [
+        draft.folded(i)
+        for i, t in enumerate(draft.tokens)
+        if not span[0] <= t.start < span[1]
+        and draft.folded(i) not in stop
+        and len(t.folded) > 1
+        and t.text[:1].isalnum()
+    ]
 
 
 def _ambiguous(draft: Draft):
@@ -166,10 +180,17 @@ def _context_names_one(draft: Draft, candidates: list[str]) -> bool:
         return False
     context = " ".join(fold(str(t)) for t in draft.options["context"])
     variants = draft.sats.cached("concept_variants", _concept_variants)
-    found = [(m.start(), m.end(), c) for c in candidates for v in variants.get(c, ())
-             for m in regex.finditer(rf"(?<!\w){regex.escape(v)}(?!\w)", context)]
-    named = {c for s, e, c in found
-             if not any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in found)}
+    found = [
+        (m.start(), m.end(), c)
+        for c in candidates
+        for v in variants.get(c, ())
+        for m in regex.finditer(rf"(?<!\w){regex.escape(v)}(?!\w)", context)
+    ]
+    named = {
+        c
+        for s, e, c in found
+        if not any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in found)
+    }
     return len(named) == 1
 
 
@@ -186,18 +207,24 @@ def _labels(sats) -> dict[tuple[str, str], str]:
     frame = sats.tables["concept_keywords"].sort("weight", descending=True, maintain_order=True)
     labels: dict[tuple[str, str], str] = {}
     for concept, language, keyword, priority in frame.select(
-            "concept", "language", "keyword", "keyword_priority").iter_rows():
+        "concept", "language", "keyword", "keyword_priority"
+    ).iter_rows():
         if priority == "primary":
             labels.setdefault((concept, language), keyword)
     return labels
 
 
 def _prompt(draft: Draft, reason: str, term: str, candidates: list[str]):
-    rules = [r for r in cue_rules(draft.sats, "clarification_prompt") if r.target
-             and r.language in (draft.language, "*")]
+    rules = [
+        r
+        for r in cue_rules(draft.sats, "clarification_prompt")
+        if r.target and r.language in (draft.language, "*")
+    ]
     labels = draft.sats.cached("concept_labels", _labels) if candidates else {}
-    names = [labels.get((c, draft.language)) or labels.get((c, "en")) or c.replace("_", " ")
-             for c in candidates]
+    names = [
+        labels.get((c, draft.language)) or labels.get((c, "en")) or c.replace("_", " ")
+        for c in candidates
+    ]
     for rule in sorted(rules, key=lambda r: (r.language == "*", -r.weight)):
         if search(draft, rule, reason):
             text = rule.target.replace("{term}", term).replace("{candidates}", " / ".join(names))

@@ -73,14 +73,19 @@ def date_scope(draft: Draft, text: str | None = None) -> DateScope:
     text = draft.original if text is None else text
     today = today_of(draft)
     date_rules, months = draft.sats.cached("scope_date_rules", _date_rules)
-    mentions = pick_matches(draft, date_rules, text,
-                            lambda rule, m: _mention(rule, m, text, months))
+    mentions = pick_matches(
+        draft, date_rules, text, lambda rule, m: _mention(rule, m, text, months)
+    )
     scope = DateScope(spans=[(d.start, d.end) for d in mentions])
     if not mentions:
         return scope
     masked, at = _mask(text, mentions)
-    phrases = pick_matches(draft, cue_rules(draft.sats, "date_range"), masked,
-                           lambda rule, m: _phrase_bounds(rule, m, at, today))
+    phrases = pick_matches(
+        draft,
+        cue_rules(draft.sats, "date_range"),
+        masked,
+        lambda rule, m: _phrase_bounds(rule, m, at, today),
+    )
     phrases = [p for p in phrases if p[0] is not None or p[1] is not None]
     if phrases:
         lows, highs = [p[0] for p in phrases], [p[1] for p in phrases]
@@ -93,12 +98,22 @@ def date_scope(draft: Draft, text: str | None = None) -> DateScope:
 def _date_rules(sats: Satellites) -> tuple[RuleSet, list[Rule]]:
     """`date` rows with `<month>` expanded into the month rows, and the month rows themselves."""
     months = list(cue_rules(sats, "month"))
-    alternation = "(?:" + "|".join(f"(?:{r.pattern.pattern})" for r in months) + ")" if months \
-        else "(?!)"
-    rules = [Rule(r.rule_id, r.family, r.target, r.language,
-                  compile_pattern(_PLACEHOLDER.sub(lambda _: alternation, r.pattern.pattern),
-                                  regex.IGNORECASE), r.weight)
-             for r in cue_rules(sats, "date")]
+    alternation = (
+        "(?:" + "|".join(f"(?:{r.pattern.pattern})" for r in months) + ")" if months else "(?!)"
+    )
+    rules = [
+        Rule(
+            r.rule_id,
+            r.family,
+            r.target,
+            r.language,
+            compile_pattern(
+                _PLACEHOLDER.sub(lambda _: alternation, r.pattern.pattern), regex.IGNORECASE
+            ),
+            r.weight,
+        )
+        for r in cue_rules(sats, "date")
+    ]
     return make_ruleset(rules), months
 
 
@@ -136,7 +151,7 @@ def _mask(text: str, mentions: list[DateMention]) -> tuple[str, dict[int, DateMe
     """The text with each date replaced by its placeholder, and the placeholders' positions."""
     parts, at, last, length = [], {}, 0, 0
     for mention in mentions:
-        gap = text[last:mention.start]
+        gap = text[last : mention.start]
         holder = "<when>" if mention.kind == "when" else "<date>"
         at[length + len(gap)] = mention
         parts += [gap, holder]
@@ -148,12 +163,17 @@ def _mask(text: str, mentions: list[DateMention]) -> tuple[str, dict[int, DateMe
 
 def _phrase_bounds(rule: Rule, m: regex.Match, at: dict[int, DateMention], today: dt.date):
     """(from, to, rule ids) that one range phrase sets, or None when it sets nothing sure."""
-    roles = sorted((start, role, at[start]) for role in ("from", "to", "in", "after", "before")
-                   if role in m.re.groupindex for start, _ in m.spans(role) if start in at)
+    roles = sorted(
+        (start, role, at[start])
+        for role in ("from", "to", "in", "after", "before")
+        if role in m.re.groupindex
+        for start, _ in m.spans(role)
+        if start in at
+    )
     years = [mention.fields["year"] for _, _, mention in roles if "year" in mention.fields]
     periods = []
     for i, (_, role, mention) in enumerate(roles):
-        later = [m.fields["year"] for _, _, m in roles[i + 1:] if "year" in m.fields]
+        later = [m.fields["year"] for _, _, m in roles[i + 1 :] if "year" in m.fields]
         period = period_of(mention, today, (later or years or [today.year])[0])
         if period is None:
             return None  # a date of the phrase does not exist ("29 February 2023")
@@ -214,8 +234,9 @@ def period_of(mention: DateMention, today: dt.date, year: int) -> Period | None:
 
 def _months(year: int, month: int, count: int) -> Period:
     end_year, end_month = divmod(month - 1 + count - 1, 12)
-    last = dt.date(year + end_year, end_month + 1,
-                   calendar.monthrange(year + end_year, end_month + 1)[1])
+    last = dt.date(
+        year + end_year, end_month + 1, calendar.monthrange(year + end_year, end_month + 1)[1]
+    )
     return Period(dt.date(year, month, 1), last)
 
 

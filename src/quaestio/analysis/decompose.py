@@ -37,18 +37,18 @@ say nothing about names.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import regex
 
 from ..satellites import Satellites, bundled_satellites
 from ..types import DecompositionPattern, KeywordSource
 from .draft import Draft
+from .hints import section_title
 from .language import stopwords_for
 from .rules import Rule, candidates, cue_rules, finditer, language_rules, search
 from .subquestions import finish, substitute, wrap
 from .text import tokenize
-from .hints import section_title
 from .unified import boost, section_pair, shared_concept
 
 Decision = tuple[str, list[str], "str | None", list[str]]  # pattern, subs, condition, fired
@@ -72,8 +72,10 @@ def has_compound_indicators(question: str, satellites: Satellites | None = None)
     ruleset = cue_rules(sats, "compound")
     timeout = sats.defaults.regex_timeout_ms / 1000
     try:
-        return any(r.pattern.search(question, timeout=timeout)
-                   for r in ruleset.candidates(question, timeout))
+        return any(
+            r.pattern.search(question, timeout=timeout)
+            for r in ruleset.candidates(question, timeout)
+        )
     except TimeoutError:
         return True
 
@@ -105,8 +107,9 @@ def decompose(draft: Draft) -> None:
 
 def _kind(rule: Rule) -> str:
     groups = rule.pattern.groupindex
-    return next((k for k in ("exists", "condition", "split", "inner", "a", "ref")
-                 if k in groups), "")
+    return next(
+        (k for k in ("exists", "condition", "split", "inner", "a", "ref") if k in groups), ""
+    )
 
 
 def _structure_rules(sats: Satellites) -> tuple[Rule, ...]:
@@ -149,8 +152,12 @@ def _if_so(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
         follow = _PRONOUN.sub(lambda _: named, follow, count=1)
     else:
         follow = f"{follow} ({thing})"
-    return (rule.target, [finish(exists, draft.original), finish(follow, draft.original)],
-            exists, [f"cues:{rule.rule_id}"])
+    return (
+        rule.target,
+        [finish(exists, draft.original), finish(follow, draft.original)],
+        exists,
+        [f"cues:{rule.rule_id}"],
+    )
 
 
 def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
@@ -158,7 +165,7 @@ def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     for cut in finditer(draft, rule, text):
         if draft.is_span_protected(*cut.span("split")):
             continue
-        parts.append(text[last:cut.start("split")])
+        parts.append(text[last : cut.start("split")])
         last = cut.end("split")
     parts.append(text[last:])
     subs = [s for s in (finish(p, text) for p in parts) if len(tokenize(s)) >= 2]
@@ -167,9 +174,16 @@ def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     fired = [f"cues:{rule.rule_id}"]
     pattern = rule.target
     if pattern == DecompositionPattern.INDEPENDENT.value:
-        back = next((r for r in cue_rules(draft.sats, "decomposition")
-                     if _kind(r) == "ref" and r.language in (draft.language, "*")
-                     and search(draft, r, text)), None)
+        back = next(
+            (
+                r
+                for r in cue_rules(draft.sats, "decomposition")
+                if _kind(r) == "ref"
+                and r.language in (draft.language, "*")
+                and search(draft, r, text)
+            ),
+            None,
+        )
         if back is not None:
             pattern = back.target
             fired.append(f"cues:{back.rule_id}")
@@ -186,8 +200,12 @@ def _bridge(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     if asked is None or len(tokenize(rest)) < 3:
         return None
     first, template = asked
-    return (rule.target, [first, finish(rest, draft.original)], None,
-            [f"cues:{rule.rule_id}", f"cues:{template.rule_id}"])
+    return (
+        rule.target,
+        [first, finish(rest, draft.original)],
+        None,
+        [f"cues:{rule.rule_id}", f"cues:{template.rule_id}"],
+    )
 
 
 # A bare number or year as an item ("between 2022 and 2024", "pages 3 and 4") is the end of
@@ -212,8 +230,9 @@ def _items(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
         boost(draft, spans)
         if pair is not None:
             fired.append(f"section_pairs:{pair['language']}/{pair['a']}/{pair['b']}")
-            if (not draft.columns.get("toc_section_hint")
-                    or draft.options.get("section_from_concept")):
+            if not draft.columns.get("toc_section_hint") or draft.options.get(
+                "section_from_concept"
+            ):
                 draft.columns["toc_section_hint"] = section_title(draft, pair["section"])
         else:
             fired.append(f"concepts:{shared}")
@@ -233,27 +252,43 @@ def _item_names_a_concept(draft: Draft, m: regex.Match) -> bool:
     """In "the premium of the car and the deductible", the deductible is a second thing
     asked, not a second owner of the premium: a `head` row (coordination inside the phrase
     after the head) gives way when an item holds a dictionary term the head does not."""
-    head = {k.get("concept") for k in draft.keywords if k["span_start"] is not None
-            and m.start("head") <= k["span_start"] < m.end("head")}
-    return any(k.get("concept") and k["concept"] not in head and k["span_start"] is not None
-               and any(s <= k["span_start"] < e for s, e in m.spans("b"))
-               for k in draft.keywords)
+    head = {
+        k.get("concept")
+        for k in draft.keywords
+        if k["span_start"] is not None and m.start("head") <= k["span_start"] < m.end("head")
+    }
+    return any(
+        k.get("concept")
+        and k["concept"] not in head
+        and k["span_start"] is not None
+        and any(s <= k["span_start"] < e for s, e in m.spans("b"))
+        for k in draft.keywords
+    )
 
 
 def _quoted(draft: Draft, spans: list[tuple[int, int]]) -> bool:
     """Items the user quoted or listed are search terms, not questions to split."""
-    return any(k["source"] == KeywordSource.EXPLICIT and k["span_start"] is not None
-               and any(k["span_start"] < e and s < k["span_end"] for s, e in spans)
-               for k in draft.keywords)
+    return any(
+        k["source"] == KeywordSource.EXPLICIT
+        and k["span_start"] is not None
+        and any(k["span_start"] < e and s < k["span_end"] for s, e in spans)
+        for k in draft.keywords
+    )
 
 
 def _inside_term(draft: Draft, m: regex.Match) -> bool:
     """True when the conjunction is part of one dictionary term ("profit and loss")."""
     a_end, b_start = m.end("a"), m.start("b")
-    return any(k["span_start"] is not None and k["span_start"] < a_end and k["span_end"] > b_start
-               for k in draft.keywords)
+    return any(
+        k["span_start"] is not None and k["span_start"] < a_end and k["span_end"] > b_start
+        for k in draft.keywords
+    )
 
 
 _HANDLERS: dict[str, Callable[[Draft, Rule, regex.Match], Decision | None]] = {
-    "exists": _if_so, "condition": _conditional, "split": _split, "inner": _bridge,
-    "a": _items}
+    "exists": _if_so,
+    "condition": _conditional,
+    "split": _split,
+    "inner": _bridge,
+    "a": _items,
+}

@@ -51,8 +51,9 @@ class DictionaryIndex:
 
 
 def build_index(sats: Satellites) -> DictionaryIndex:
-    rows = (sats.concept_keywords.filter(status="validated")
-            .select("concept", "language", "keyword", "keyword_priority", "weight", "match"))
+    rows = sats.concept_keywords.filter(status="validated").select(
+        "concept", "language", "keyword", "keyword_priority", "weight", "match"
+    )
     entries: list[Entry] = []
     keys: dict[str, list[int]] = defaultdict(list)
     by_concept: dict[str, list[int]] = defaultdict(list)
@@ -96,13 +97,20 @@ def dictionary_keywords(draft: Draft) -> None:
             chosen = concepts[0]
         else:
             chosen = _disambiguate(draft, index, (first, last), ids, concepts)
-        _expand(draft, index, chosen, [i for i in ids if index.entries[i].concept == chosen],
-                first, last)
+        _expand(
+            draft,
+            index,
+            chosen,
+            [i for i in ids if index.entries[i].concept == chosen],
+            first,
+            last,
+        )
 
 
 def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[int]]:
-    folded = [_BLOCKED if draft.is_protected(t) else draft.folded(i)
-              for i, t in enumerate(draft.tokens)]
+    folded = [
+        _BLOCKED if draft.is_protected(t) else draft.folded(i) for i, t in enumerate(draft.tokens)
+    ]
     text = " " + " ".join(folded) + " "
     start_of, pos = {}, 1
     for i, f in enumerate(folded):
@@ -129,15 +137,18 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
     return kept
 
 
-def _find_inflected(draft: Draft, index: DictionaryIndex,
-                    folded: list[str]) -> dict[tuple[int, int], list[int]]:
+def _find_inflected(
+    draft: Draft, index: DictionaryIndex, folded: list[str]
+) -> dict[tuple[int, int], list[int]]:
     """Spans whose lemmas match the lemmas of a `fuzzy` row of the question's language."""
     language = draft.language
     automaton = _lemma_automaton(draft.sats, index, language)
     if automaton is None:
         return {}
-    words = [f if f == _BLOCKED else _one_word(lemma(_written(draft, i), language), f)
-             for i, f in enumerate(folded)]
+    words = [
+        f if f == _BLOCKED else _one_word(lemma(_written(draft, i), language), f)
+        for i, f in enumerate(folded)
+    ]
     text = " " + " ".join(words) + " "
     start_of, pos = {}, 1
     for i, w in enumerate(words):
@@ -178,8 +189,11 @@ def _same_word(word: str, keyword: str) -> bool:
     stem = len(short)
     while stem and not long_.startswith(short[:stem]):
         stem -= 1
-    return (len(short) - stem <= 1 and short[stem:] in ("", *_NUMBER_GENDER)
-            and long_[stem:] in _NUMBER_GENDER)
+    return (
+        len(short) - stem <= 1
+        and short[stem:] in ("", *_NUMBER_GENDER)
+        and long_[stem:] in _NUMBER_GENDER
+    )
 
 
 def lemma_automaton(sats: Satellites, language: str | None) -> ahocorasick.Automaton | None:
@@ -192,8 +206,9 @@ def _written(draft: Draft, i: int) -> str:
     return fix.corrected if fix is not None else draft.tokens[i].text
 
 
-def _lemma_automaton(sats: Satellites, index: DictionaryIndex,
-                     language: str | None) -> ahocorasick.Automaton | None:
+def _lemma_automaton(
+    sats: Satellites, index: DictionaryIndex, language: str | None
+) -> ahocorasick.Automaton | None:
     """The `fuzzy` rows of one language keyed by their lemmas, built on first use (so an
     English question never loads the Spanish lemma table)."""
     cache = sats.cached("lemma_automata", lambda s: {})
@@ -219,18 +234,22 @@ def _accept(draft: Draft, entry: Entry, first: int, last: int, shouting: bool) -
         return False  # in an all-caps question "DE" or "IT" says nothing about a country
     if any(i in draft.corrections for i in range(first, last + 1)):
         return False
-    return all(strip_accents(draft.tokens[i].text) == c
-               for i, c in zip(range(first, last + 1), entry.cased))
+    return all(
+        strip_accents(draft.tokens[i].text) == c
+        for i, c in zip(range(first, last + 1), entry.cased)
+    )
 
 
-def _expand(draft: Draft, index: DictionaryIndex, concept: str, matched: list[int],
-            first: int, last: int) -> None:
+def _expand(
+    draft: Draft, index: DictionaryIndex, concept: str, matched: list[int], first: int, last: int
+) -> None:
     lang = draft.language
     best = min(matched, key=lambda i: _rank(index.entries[i], lang))
     span = (draft.tokens[first].start, draft.tokens[last].end)
     if concept in draft.concepts:
-        draft.keywords.append({**_keyword(index, best), "span_start": span[0],
-                               "span_end": span[1]})
+        draft.keywords.append(
+            {**_keyword(index, best), "span_start": span[0], "span_end": span[1]}
+        )
         return
     draft.concepts.append(concept)
     variants = _variants(draft.sats, index, concept, lang)
@@ -238,8 +257,9 @@ def _expand(draft: Draft, index: DictionaryIndex, concept: str, matched: list[in
     draft.keywords += [dict(k) for i, k in variants.items() if i != best]
 
 
-def _variants(sats: Satellites, index: DictionaryIndex, concept: str,
-              language: str | None) -> dict[int, dict]:
+def _variants(
+    sats: Satellites, index: DictionaryIndex, concept: str, language: str | None
+) -> dict[int, dict]:
     """A concept's keywords, best first for this language, built once per (concept, language);
     the caller copies them."""
     cache = sats.cached("variant_order", lambda s: {})
@@ -252,11 +272,18 @@ def _variants(sats: Satellites, index: DictionaryIndex, concept: str,
 
 def _keyword(index: DictionaryIndex, i: int) -> dict:
     e = index.entries[i]
-    return {"text": e.keyword, "weight": e.weight, "source": KeywordSource.EXPERT_DICTIONARY,
-            "span_start": None, "span_end": None,
-            "rule_id": f"concept_keywords:{e.concept}/{e.language}/{e.keyword}",
-            "concept": e.concept, "language": e.language, "keyword_priority": e.priority,
-            "semantic_group": e.concept}
+    return {
+        "text": e.keyword,
+        "weight": e.weight,
+        "source": KeywordSource.EXPERT_DICTIONARY,
+        "span_start": None,
+        "span_end": None,
+        "rule_id": f"concept_keywords:{e.concept}/{e.language}/{e.keyword}",
+        "concept": e.concept,
+        "language": e.language,
+        "keyword_priority": e.priority,
+        "semantic_group": e.concept,
+    }
 
 
 def _rank(e: Entry, language: str | None) -> tuple:
@@ -273,8 +300,9 @@ def _concept_context(sats: Satellites, index: DictionaryIndex, concept: str) -> 
     if concept not in cache:
         definition = sats.concepts.filter(concept=concept)["definition"].to_list()
         words = {t.folded for text in definition for t in tokenize(text or "")}
-        words |= {t.folded for i in index.by_concept[concept]
-                  for t in tokenize(index.entries[i].keyword)}
+        words |= {
+            t.folded for i in index.by_concept[concept] for t in tokenize(index.entries[i].keyword)
+        }
         cache[concept] = frozenset(_stem(w) for w in words if len(w) > 2)
     return cache[concept]
 
@@ -284,32 +312,48 @@ def _context(draft: Draft) -> Counter:
     if "context_stems" not in draft.options:
         stop = stopwords_for(draft.sats, draft.language)
         draft.options["context_stems"] = Counter(
-            _stem(draft.folded(i)) for i, t in enumerate(draft.tokens)
-            if len(t.folded) > 2 and draft.folded(i) not in stop)
+            _stem(draft.folded(i))
+            for i, t in enumerate(draft.tokens)
+            if len(t.folded) > 2 and draft.folded(i) not in stop
+        )
     return draft.options["context_stems"]
 
 
-def _disambiguate(draft: Draft, index: DictionaryIndex, span: tuple[int, int], ids: list[int],
-                  concepts: list[str]) -> str:
+def _disambiguate(
+    draft: Draft,
+    index: DictionaryIndex,
+    span: tuple[int, int],
+    ids: list[int],
+    concepts: list[str],
+) -> str:
     context = _context(draft)
     own = Counter(_stem(draft.folded(i)) for i in range(span[0], span[1] + 1))
     keys = {}
     for concept in concepts:
         entries = [index.entries[i] for i in ids if index.entries[i].concept == concept]
-        overlap = sum(1 for stem in _concept_context(draft.sats, index, concept)
-                      if context[stem] > own[stem])
-        keys[concept] = (overlap,
-                         any(e.language in (draft.language, "*") for e in entries),
-                         any(e.priority == "primary" for e in entries),
-                         max(e.weight for e in entries))
+        overlap = sum(
+            1 for stem in _concept_context(draft.sats, index, concept) if context[stem] > own[stem]
+        )
+        keys[concept] = (
+            overlap,
+            any(e.language in (draft.language, "*") for e in entries),
+            any(e.priority == "primary" for e in entries),
+            max(e.weight for e in entries),
+        )
     order = sorted(concepts, key=lambda c: (tuple(-float(v) for v in keys[c]), c))
     top, runner = keys[order[0]], keys[order[1]]
     names = ("definition_overlap", "language", "priority", "weight")
     method = next((n for n, a, b in zip(names, top, runner) if a != b), "alphabetical")
     first, last = span
-    draft.ambiguous.append(AmbiguousKeyword(
-        text=draft.original[draft.tokens[first].start:draft.tokens[last].end],
-        span_start=draft.tokens[first].start, span_end=draft.tokens[last].end,
-        candidates=order, scores=[float(keys[c][0]) for c in order], chosen=order[0],
-        method=method))
+    draft.ambiguous.append(
+        AmbiguousKeyword(
+            text=draft.original[draft.tokens[first].start : draft.tokens[last].end],
+            span_start=draft.tokens[first].start,
+            span_end=draft.tokens[last].end,
+            candidates=order,
+            scores=[float(keys[c][0]) for c in order],
+            chosen=order[0],
+            method=method,
+        )
+    )
     return order[0]

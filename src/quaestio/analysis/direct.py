@@ -20,5 +20,11 @@ def direct_keywords(draft: Draft) -> None:
             continue
         fix = draft.corrections.get(i)
         text = fix.corrected if fix else unicodedata.normalize("NFKC", tok.text).lower()
-        draft.add_keyword(text, weight, KeywordSource.DIRECT, span=(tok.start, tok.end),
-                          rule_id="token", language=draft.language)
+        draft.add_keyword(
+            text,
+            weight,
+            KeywordSource.DIRECT,
+            span=(tok.start, tok.end),
+            rule_id="token",
+            language=draft.language,
+        )

@@ -16,8 +16,11 @@ from .draft import Draft
 
 def _rows(sats: Satellites) -> dict[str, dict[str, dict[str, Any]]]:
     return {
-        "concepts": {r["concept"]: r for r in sats.concepts.iter_rows(named=True)
-                     if r["chunk_strategy"] or r["suggested_model"] or r["retrieval_k"]},
+        "concepts": {
+            r["concept"]: r
+            for r in sats.concepts.iter_rows(named=True)
+            if r["chunk_strategy"] or r["suggested_model"] or r["retrieval_k"]
+        },
         "answer_types": {r["answer_type"]: r for r in sats.answer_types.iter_rows(named=True)},
         "answer_shapes": {r["answer_shape"]: r for r in sats.answer_shapes.iter_rows(named=True)},
     }
@@ -36,10 +39,20 @@ def dispatch_plan(draft: Draft) -> None:
     cols = draft.columns
     levels = (
         [("concepts", c, rows["concepts"].get(c)) for c in draft.concepts],
-        [("answer_types", cols.get("answer_type", "text"),
-          rows["answer_types"].get(cols.get("answer_type", "text")))],
-        [("answer_shapes", cols.get("answer_shape", "single"),
-          rows["answer_shapes"].get(cols.get("answer_shape", "single")))],
+        [
+            (
+                "answer_types",
+                cols.get("answer_type", "text"),
+                rows["answer_types"].get(cols.get("answer_type", "text")),
+            )
+        ],
+        [
+            (
+                "answer_shapes",
+                cols.get("answer_shape", "single"),
+                rows["answer_shapes"].get(cols.get("answer_shape", "single")),
+            )
+        ],
     )
     defaults = draft.sats.defaults
     for setting, columns in _CASCADE.items():

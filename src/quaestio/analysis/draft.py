@@ -35,14 +35,29 @@ class Draft:
     # (`defaults.regex_budget_ms`); None until the first call. See `rules.finditer`.
     regex_left: float | None = None
 
-    def add_keyword(self, text: str, weight: float, source: KeywordSource, *,
-                    span: tuple[int, int] | None = None, rule_id: str | None = None,
-                    **fields: Any) -> None:
+    def add_keyword(
+        self,
+        text: str,
+        weight: float,
+        source: KeywordSource,
+        *,
+        span: tuple[int, int] | None = None,
+        rule_id: str | None = None,
+        **fields: Any,
+    ) -> None:
         """Record one keyword; `fields` are the other `Keyword` fields (concept, language...)."""
         start, end = span if span is not None else (None, None)
-        self.keywords.append({"text": text, "weight": weight, "source": source,
-                              "span_start": start, "span_end": end, "rule_id": rule_id,
-                              **fields})
+        self.keywords.append(
+            {
+                "text": text,
+                "weight": weight,
+                "source": source,
+                "span_start": start,
+                "span_end": end,
+                "rule_id": rule_id,
+                **fields,
+            }
+        )
 
     def fire(self, rule_id: str) -> None:
         """Record that a rule row decided something, for the `rules_fired` column."""
@@ -69,7 +84,7 @@ class Draft:
         parts, last = [], 0
         for i in sorted(self.corrections):
             tok = self.tokens[i]
-            parts += [self.original[last:tok.start], self.corrections[i].corrected]
+            parts += [self.original[last : tok.start], self.corrections[i].corrected]
             last = tok.end
         parts.append(self.original[last:])
         return "".join(parts)

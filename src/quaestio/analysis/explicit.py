@@ -9,7 +9,9 @@ from ..types import KeywordSource
 from .draft import Draft
 from .rules import candidates, cue_rules, finditer, search
 
-_SEPARATOR = regex.compile(r"\s*[,;]\s*(?:(?:and|or|et|ou|y|o|e|u)\s+)?|\s+(?:and|or|et|ou|y|o|e|u)\s+")
+_SEPARATOR = regex.compile(
+    r"\s*[,;]\s*(?:(?:and|or|et|ou|y|o|e|u)\s+)?|\s+(?:and|or|et|ou|y|o|e|u)\s+"
+)
 _TRIM = " \t\"'“”«»„`.:"
 
 
@@ -31,8 +33,11 @@ def explicit_keywords(draft: Draft) -> None:
     lists = cue_rules(draft.sats, "explicit_list")
     for rule in candidates(draft, lists, draft.original):
         for m in finditer(draft, rule, draft.original):
-            stops = [e.start() for end_rule in ends
-                     if (e := search(draft, end_rule, draft.original, m.end()))]
+            stops = [
+                e.start()
+                for end_rule in ends
+                if (e := search(draft, end_rule, draft.original, m.end()))
+            ]
             stop = min(stops, default=len(draft.original))
             if draft.is_span_protected(m.end(), stop):
                 continue  # the list is made of quoted terms, already taken
@@ -43,8 +48,7 @@ def explicit_keywords(draft: Draft) -> None:
             continue
         taken[start:end] = b"\x01" * (end - start)
         draft.protect(start, end)
-        draft.add_keyword(text, weight, KeywordSource.EXPLICIT, span=(start, end),
-                          rule_id=rule_id)
+        draft.add_keyword(text, weight, KeywordSource.EXPLICIT, span=(start, end), rule_id=rule_id)
 
 
 def _list_items(text: str, start: int, stop: int, rule) -> list[tuple[int, int, str, str]]:

@@ -61,12 +61,18 @@ class LiteralGate:
     def candidates(self, folded: str, free: bool = True) -> list[Rule]:
         """The rules whose every literal factor occurs in `folded`, in table order; the
         rules without a factor (the gate cannot read them) only when `free`."""
-        present = (frozenset().union(*{ids for _, ids in self.automaton.iter(folded)})
-                   if len(self.automaton) else frozenset())
+        present = (
+            frozenset().union(*{ids for _, ids in self.automaton.iter(folded)})
+            if len(self.automaton)
+            else frozenset()
+        )
         if self.digit_ids and _HAS_DIGIT.search(folded):
             present |= self.digit_ids
-        return [rule for rule, need in zip(self.rules, self.needs)
-                if need <= present and (need or free)]
+        return [
+            rule
+            for rule, need in zip(self.rules, self.needs)
+            if need <= present and (need or free)
+        ]
 
 
 _MAX_EXACT = 512  # strings an exact literal set may hold before it stops being tracked
@@ -141,8 +147,9 @@ def _item(op, av) -> tuple[set[str] | None, list[frozenset[str]]]:
         branches = [_analyse(b) for b in av[1]]
         exacts = [e for e, _ in branches]
         union = set().union(*exacts) if all(e is not None for e in exacts) else None
-        return (union if union is not None and len(union) <= _MAX_EXACT else None), \
-            _either(branches)
+        return (union if union is not None and len(union) <= _MAX_EXACT else None), _either(
+            branches
+        )
     if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         low, high, sub = av
         exact, inner = _analyse(sub)
@@ -157,8 +164,11 @@ def _either(branches) -> list[frozenset[str]]:
     """What one of several alternatives requires: a factor of each, pairwise united."""
     options = []
     for exact, factors in branches:
-        own = [f for f in factors + ([frozenset(exact)] if exact and "" not in exact else [])
-               if _selective(f)]
+        own = [
+            f
+            for f in factors + ([frozenset(exact)] if exact and "" not in exact else [])
+            if _selective(f)
+        ]
         if not own:
             return []
         options.append(sorted(own, key=lambda f: (-min(map(len, f)), len(f)))[:3])

@@ -21,8 +21,9 @@ its family, its target and the names of its groups:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 import regex
 from rapidfuzz import fuzz, process
@@ -31,8 +32,8 @@ from rapidfuzz.utils import default_process
 from ..types import AnswerContext, AnswerShape, LayoutHint
 from .draft import Draft
 from .language import stopwords_for
-from .text import fold
 from .rules import Rule, RuleSet, candidates, cue_rules, finditer
+from .text import fold
 
 T = TypeVar("T")
 _CONTEXT_ORDER = [c.value for c in AnswerContext]
@@ -53,8 +54,13 @@ def structural_hints(draft: Draft) -> None:
     cols["sheets_hint"] = _unique([name for name, _, _ in sheets])
     sections = section_names(draft)
     cols["toc_section_hint"] = sections[0][0] if sections else concept_section(draft)
-    _fire(draft, pages.rule_ids + slides.rule_ids + [rule_id for _, _, rule_id in sheets]
-          + [rule_id for _, _, rule_id in sections[:1]])
+    _fire(
+        draft,
+        pages.rule_ids
+        + slides.rule_ids
+        + [rule_id for _, _, rule_id in sheets]
+        + [rule_id for _, _, rule_id in sections[:1]],
+    )
     layout = _strongest(draft, "layout")
     cols["layout_hint"] = layout.target if layout is not None else LayoutHint.TEXT.value
     _fire(draft, [layout.rule_id] if layout is not None else [])
@@ -83,9 +89,11 @@ def numbered(draft: Draft, family: str, single_group: str) -> Numbers:
 
     def accept(rule: Rule, m: regex.Match) -> bool | None:
         singles = [int(v) for v in _captures(m, single_group) if 1 <= int(v) <= top]
-        ranges = [tuple(sorted((int(a), int(b)))) for a, b in
-                  zip(_captures(m, "from"), _captures(m, "to"))
-                  if 1 <= int(a) <= top and 1 <= int(b) <= top]
+        ranges = [
+            tuple(sorted((int(a), int(b))))
+            for a, b in zip(_captures(m, "from"), _captures(m, "to"))
+            if 1 <= int(a) <= top and 1 <= int(b) <= top
+        ]
         if not singles and not ranges:
             return None
         found.singles += singles
@@ -116,8 +124,9 @@ def named(draft: Draft, family: str) -> list[tuple[str, tuple[int, int], str]]:
     stops = stopwords_for(draft.sats, draft.language)
 
     def accept(rule: Rule, m: regex.Match) -> bool | None:
-        spans = sorted([(s, False) for s in _spans(m, "name")] +
-                       [(s, True) for s in _spans(m, "topic")])
+        spans = sorted(
+            [(s, False) for s in _spans(m, "name")] + [(s, True) for s in _spans(m, "topic")]
+        )
         names = []
         for (a, b), is_topic in spans:
             text = draft.original[a:b].strip(_QUOTES)
@@ -155,8 +164,9 @@ def concept_section(draft: Draft) -> str | None:
     """
     titles = draft.sats.cached("concept_sections", _concept_sections)
     scoped = draft.sats.cached("scoped_concepts", _scoped_concepts)
-    rows_of = {c: titles.get((c, draft.language), ()) + titles.get((c, "*"), ())
-               for c in draft.concepts}
+    rows_of = {
+        c: titles.get((c, draft.language), ()) + titles.get((c, "*"), ()) for c in draft.concepts
+    }
     # A scope concept (a country, a party) narrows the question without being its topic,
     # unless it has a section of its own (the governing law).
     topical = [c for c in draft.concepts if c not in scoped or rows_of[c]]
@@ -192,7 +202,8 @@ def section_title(draft: Draft, title: str) -> str | None:
 def _concept_sections(sats) -> dict[tuple[str, str], tuple[str, ...]]:
     out: dict[tuple[str, str], list[str]] = {}
     for concept, language, section in sats.concept_sections.select(
-            "concept", "language", "section").iter_rows():
+        "concept", "language", "section"
+    ).iter_rows():
         out.setdefault((concept, language), []).append(section)
     return {k: tuple(v) for k, v in out.items()}
 
@@ -210,14 +221,19 @@ def match_toc(name: str, toc: list[str], cutoff: float) -> str | None:
     ids = [t for t in _tokens(name) if _ID_TOKEN.match(t)]
     stems = _stems(name)
     candidates = [t for t in toc if set(ids) <= set(_tokens(t)) and (ids or stems & _stems(t))]
-    best = process.extractOne(name, candidates, scorer=fuzz.WRatio,
-                              processor=lambda s: default_process(fold(s)),
-                              score_cutoff=0 if ids else cutoff)
+    best = process.extractOne(
+        name,
+        candidates,
+        scorer=fuzz.WRatio,
+        processor=lambda s: default_process(fold(s)),
+        score_cutoff=0 if ids else cutoff,
+    )
     return best[0] if best else None
 
 
-def pick_matches(draft: Draft, rules: RuleSet, text: str,
-                 accept: Callable[[Rule, regex.Match], T | None]) -> list[T]:
+def pick_matches(
+    draft: Draft, rules: RuleSet, text: str, accept: Callable[[Rule, regex.Match], T | None]
+) -> list[T]:
     """Leftmost-longest, non-overlapping matches of a rule set, each passed to `accept`.
 
     Rows that rely on capitals (a `(?-i:` part, e.g. a name after "with") are skipped when the
@@ -234,8 +250,11 @@ def pick_matches(draft: Draft, rules: RuleSet, text: str,
             if blind:
                 continue
         rank = 0 if rule.language == draft.language else 1 if rule.language == "*" else 2
-        found += [(m.start(), -m.end(), rank, order, rule, m)
-                  for m in finditer(draft, rule, text) if m.end() > m.start()]
+        found += [
+            (m.start(), -m.end(), rank, order, rule, m)
+            for m in finditer(draft, rule, text)
+            if m.end() > m.start()
+        ]
     found.sort(key=lambda f: f[:4])
     taken_until, span, done, accepted = -1, None, False, []
     for start, neg_end, _, _, rule, m in found:
@@ -292,19 +311,19 @@ def _contexts(draft: Draft) -> None:
 
 
 def _context_rows(sats) -> dict[str, dict[str, dict[str, Any]]]:
-    return {table: {r[key]: r for r in sats.tables[table].iter_rows(named=True)}
-            for table, key in (("answer_types", "answer_type"), ("answer_shapes", "answer_shape"))}
+    return {
+        table: {r[key]: r for r in sats.tables[table].iter_rows(named=True)}
+        for table, key in (("answer_types", "answer_type"), ("answer_shapes", "answer_shape"))
+    }
 
 
 def _wider(context: str, than: str) -> bool:
-    return (context in _CONTEXT_ORDER and
-            _CONTEXT_ORDER.index(context) > _CONTEXT_ORDER.index(than))
+    return context in _CONTEXT_ORDER and _CONTEXT_ORDER.index(context) > _CONTEXT_ORDER.index(than)
 
 
 def _all_matching(draft: Draft, family: str) -> list[Rule]:
     """The rows of a family that match, in question order."""
-    return pick_matches(draft, cue_rules(draft.sats, family), draft.original,
-                        lambda rule, m: rule)
+    return pick_matches(draft, cue_rules(draft.sats, family), draft.original, lambda rule, m: rule)
 
 
 def _strongest(draft: Draft, family: str) -> Rule | None:

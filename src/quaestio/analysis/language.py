@@ -9,8 +9,21 @@ from ..satellites import Satellites
 from .draft import Draft
 
 # Letters that only some languages use break ties between close scores.
-_LETTER_HINTS = {"ñ": "es", "¿": "es", "¡": "es", "ç": "fr", "œ": "fr", "ê": "fr", "è": "fr",
-                 "à": "fr", "ù": "fr", "ß": "de", "ä": "de", "ö": "de", "ü": "de"}
+_LETTER_HINTS = {
+    "ñ": "es",
+    "¿": "es",
+    "¡": "es",
+    "ç": "fr",
+    "œ": "fr",
+    "ê": "fr",
+    "è": "fr",
+    "à": "fr",
+    "ù": "fr",
+    "ß": "de",
+    "ä": "de",
+    "ö": "de",
+    "ü": "de",
+}
 
 
 def _stopword_index(sats: Satellites) -> dict[str, frozenset[str]]:
@@ -53,5 +66,6 @@ def detect_language(draft: Draft) -> None:
         return
     best = max(scores.values())
     winners = sorted(lang for lang, s in scores.items() if s == best)
-    draft.language = (defaults.default_language if defaults.default_language in winners
-                      else winners[0])
+    draft.language = (
+        defaults.default_language if defaults.default_language in winners else winners[0]
+    )

@@ -32,17 +32,23 @@ def negative_hints(draft: Draft) -> None:
         return
     inside = [_within(kw, regions) for kw in draft.keywords]
     dropped = [kw for kw, hit in zip(draft.keywords, inside) if hit]
-    asked = {kw.get("concept") for kw, hit in zip(draft.keywords, inside)
-             if not hit and kw.get("span_start") is not None}
-    excluded = [c for c in dict.fromkeys(kw.get("concept") for kw in dropped)
-                if c and c not in asked]
+    asked = {
+        kw.get("concept")
+        for kw, hit in zip(draft.keywords, inside)
+        if not hit and kw.get("span_start") is not None
+    }
+    excluded = [
+        c for c in dict.fromkeys(kw.get("concept") for kw in dropped) if c and c not in asked
+    ]
     folded_terms = [fold(t) for t in terms]
     keep, variants = [], []
     for kw, hit in zip(draft.keywords, inside):
         if kw.get("concept") in excluded:
             variants.append(kw["text"])
-        elif hit or (kw.get("span_start") is None
-                     and any(_has_phrase(fold(kw["text"]), t) for t in folded_terms)):
+        elif hit or (
+            kw.get("span_start") is None
+            and any(_has_phrase(fold(kw["text"]), t) for t in folded_terms)
+        ):
             pass  # a variant that spells out the excluded phrase is not a positive either
         else:
             keep.append(kw)
@@ -52,8 +58,9 @@ def negative_hints(draft: Draft) -> None:
     draft.keywords[:] = keep
     draft.concepts[:] = [c for c in draft.concepts if c not in excluded]
     draft.columns["excluded_concepts"] = excluded
-    draft.columns["excluded_terms"] = list(dict.fromkeys(
-        terms + [kw["text"] for kw in dropped if _within(kw, phrases)] + variants))
+    draft.columns["excluded_terms"] = list(
+        dict.fromkeys(terms + [kw["text"] for kw in dropped if _within(kw, phrases)] + variants)
+    )
 
 
 def _within(keyword: dict, regions: list[tuple[int, int]]) -> bool:

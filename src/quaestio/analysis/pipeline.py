@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from .. import __version__
 from ..errors import QuestionError, ReasonCode, WarningCode
@@ -50,9 +51,18 @@ DEFAULT_STEPS: tuple[Step, ...] = (
 )
 
 # When one term comes from several sources, the row keeps it once, from the most telling one.
-_PRECEDENCE = {s: n for n, s in enumerate((KeywordSource.EXPLICIT, KeywordSource.ANCHOR,
-                                           KeywordSource.EXPERT_DICTIONARY,
-                                           KeywordSource.DIRECT, KeywordSource.LLM_REWRITE))}
+_PRECEDENCE = {
+    s: n
+    for n, s in enumerate(
+        (
+            KeywordSource.EXPLICIT,
+            KeywordSource.ANCHOR,
+            KeywordSource.EXPERT_DICTIONARY,
+            KeywordSource.DIRECT,
+            KeywordSource.LLM_REWRITE,
+        )
+    )
+}
 
 
 def prepare(satellites: Satellites | None = None) -> Satellites:
@@ -74,35 +84,65 @@ def prepare(satellites: Satellites | None = None) -> Satellites:
     return sats
 
 
-def check_question(question: Any, *, row: int | None = None, column: str | None = None,
-                   max_chars: int | None = None) -> str:
+def check_question(
+    question: Any,
+    *,
+    row: int | None = None,
+    column: str | None = None,
+    max_chars: int | None = None,
+) -> str:
     """Return the question if it is a non-empty string of at most `max_chars` characters,
     else raise `QuestionError`."""
     if question is None or (isinstance(question, float) and question != question):
-        raise QuestionError(ReasonCode.MISSING_QUESTION, "the question is missing",
-                            row=row, column=column, value=question)
+        raise QuestionError(
+            ReasonCode.MISSING_QUESTION,
+            "the question is missing",
+            row=row,
+            column=column,
+            value=question,
+        )
     if not isinstance(question, str):
-        raise QuestionError(ReasonCode.NOT_A_STRING,
-                            f"the question must be a string, not {type(question).__name__}",
-                            row=row, column=column, value=question)
+        raise QuestionError(
+            ReasonCode.NOT_A_STRING,
+            f"the question must be a string, not {type(question).__name__}",
+            row=row,
+            column=column,
+            value=question,
+        )
     if not question.strip():
-        raise QuestionError(ReasonCode.EMPTY_QUESTION, "the question is empty",
-                            row=row, column=column, value=question)
+        raise QuestionError(
+            ReasonCode.EMPTY_QUESTION,
+            "the question is empty",
+            row=row,
+            column=column,
+            value=question,
+        )
     if max_chars is not None and len(question) > max_chars:
         # A second line of defence after linear steps: a pasted document is not a question.
-        raise QuestionError(ReasonCode.QUESTION_TOO_LONG,
-                            f"the question has {len(question):,} characters, more than "
-                            f"max_question_chars={max_chars:,} (a `defaults` row)",
-                            row=row, column=column, value=question[:40] + "...")
+        raise QuestionError(
+            ReasonCode.QUESTION_TOO_LONG,
+            f"the question has {len(question):,} characters, more than "
+            f"max_question_chars={max_chars:,} (a `defaults` row)",
+            row=row,
+            column=column,
+            value=question[:40] + "...",
+        )
     return question
 
 
-def parse_question(question: str, satellites: Satellites | None = None, *,
-                   question_id: str | None = None, language: str | None = None,
-                   toc: Sequence[str] | None = None, scope: Mapping[str, Any] | None = None,
-                   context: str | Sequence[str] | None = None,
-                   parties: Sequence[str] | None = None,
-                   steps: Sequence[Step] = DEFAULT_STEPS, llm: Any = None) -> ParsedQuestion:
+def parse_question(
+    question: str,
+    satellites: Satellites | None = None,
+    *,
+    question_id: str | None = None,
+    language: str | None = None,
+    toc: Sequence[str] | None = None,
+    scope: Mapping[str, Any] | None = None,
+    context: str | Sequence[str] | None = None,
+    parties: Sequence[str] | None = None,
+    steps: Sequence[Step] = DEFAULT_STEPS,
+    llm: Any = None,
+) -> ParsedQuestion:
     """Parse one question into a typed row, offline unless `llm` is given.
 
     Args:
@@ -137,49 +177,91 @@ def parse_question(question: str, satellites: Satellites | None = None, *,
         >>> row.keywords_by_source("explicit")
         ['force majeure']
     """
-    return from_record(parse_record(question, satellites, question_id=question_id,
-                                    language=language, toc=toc, scope=scope, context=context,
-                                    parties=parties, steps=steps, llm=llm))
+    return from_record(
+        parse_record(
+            question,
+            satellites,
+            question_id=question_id,
+            language=language,
+            toc=toc,
+            scope=scope,
+            context=context,
+            parties=parties,
+            steps=steps,
+            llm=llm,
+        )
+    )
 
 
-def parse_record(question: str, satellites: Satellites | None = None, *,
-                 question_id: str | None = None, language: str | None = None,
-                 toc: Sequence[str] | None = None, scope: Mapping[str, Any] | None = None,
-                 context: str | Sequence[str] | None = None,
-                 parties: Sequence[str] | None = None,
-                 steps: Sequence[Step] = DEFAULT_STEPS, llm: Any = None) -> dict[str, Any]:
+def parse_record(
+    question: str,
+    satellites: Satellites | None = None,
+    *,
+    question_id: str | None = None,
+    language: str | None = None,
+    toc: Sequence[str] | None = None,
+    scope: Mapping[str, Any] | None = None,
+    context: str | Sequence[str] | None = None,
+    parties: Sequence[str] | None = None,
+    steps: Sequence[Step] = DEFAULT_STEPS,
+    llm: Any = None,
+) -> dict[str, Any]:
     """Run the steps and return the flat question_df record, unvalidated.
 
     `parse_question` validates it into a `ParsedQuestion`; `parse_questions` hands records
     straight to Arrow, whose schema checks every type, which saves a model per row.
     """
-    draft, started = run_steps(question, satellites, question_id=question_id,
-                               language=language, toc=toc, scope=scope, context=context,
-                               parties=parties, steps=steps)
+    draft, started = run_steps(
+        question,
+        satellites,
+        question_id=question_id,
+        language=language,
+        toc=toc,
+        scope=scope,
+        context=context,
+        parties=parties,
+        steps=steps,
+    )
     if llm is None:
         return finish_record(draft, started)
     return as_refiner(llm, draft.sats).parse_draft(draft, started, finish_record)
 
 
-def run_steps(question: str, satellites: Satellites | None = None, *,
-              question_id: str | None = None, language: str | None = None,
-              toc: Sequence[str] | None = None, scope: Mapping[str, Any] | None = None,
-              context: str | Sequence[str] | None = None,
-              parties: Sequence[str] | None = None,
-              steps: Sequence[Step] = DEFAULT_STEPS) -> tuple[Draft, float]:
+def run_steps(
+    question: str,
+    satellites: Satellites | None = None,
+    *,
+    question_id: str | None = None,
+    language: str | None = None,
+    toc: Sequence[str] | None = None,
+    scope: Mapping[str, Any] | None = None,
+    context: str | Sequence[str] | None = None,
+    parties: Sequence[str] | None = None,
+    steps: Sequence[Step] = DEFAULT_STEPS,
+) -> tuple[Draft, float]:
     """The offline pass: the filled `Draft` and the time it started (for latency_ms)."""
     started = time.perf_counter()
     sats = satellites if satellites is not None else bundled_satellites()
-    text, repaired = without_surrogates(check_question(
-        question, column="question", max_chars=sats.defaults.max_question_chars))
-    draft = Draft(question_id=question_id or _default_id(text), original=text, sats=sats,
-                  tokens=tokenize(text),
-                  options={"language": language, "toc": list(toc or ()), "scope": dict(scope or {}),
-                           "context": [context] if isinstance(context, str) else list(context or ()),
-                           "parties": list(parties or ())})
+    text, repaired = without_surrogates(
+        check_question(question, column="question", max_chars=sats.defaults.max_question_chars)
+    )
+    draft = Draft(
+        question_id=question_id or _default_id(text),
+        original=text,
+        sats=sats,
+        tokens=tokenize(text),
+        options={
+            "language": language,
+            "toc": list(toc or ()),
+            "scope": dict(scope or {}),
+            "context": [context] if isinstance(context, str) else list(context or ()),
+            "parties": list(parties or ()),
+        },
+    )
     if repaired:
-        draft.warnings.append(f"{WarningCode.W103_TEXT_REPAIRED}: {repaired} lone surrogate(s) "
-                              f"replaced by U+FFFD")
+        draft.warnings.append(
+            f"{WarningCode.W103_TEXT_REPAIRED}: {repaired} lone surrogate(s) replaced by U+FFFD"
+        )
     for step in steps:
         step(draft)
     return draft, started
@@ -191,15 +273,23 @@ def finish_record(draft: Draft, started: float) -> dict[str, Any]:
     record = dict(_DEFAULT_RECORD)
     record.update(draft.columns)
     record.update(
-        question_id=draft.question_id, original_question=draft.original,
-        corrected_question=clean(draft.corrected_text()), language=draft.language,
-        spelling_corrections=[dict(c.__dict__) for c in
-                              sorted(draft.corrections.values(), key=lambda c: c.span_start)],
-        keywords=_deduplicate(draft.keywords), concepts=list(draft.concepts),
+        question_id=draft.question_id,
+        original_question=draft.original,
+        corrected_question=clean(draft.corrected_text()),
+        language=draft.language,
+        spelling_corrections=[
+            dict(c.__dict__)
+            for c in sorted(draft.corrections.values(), key=lambda c: c.span_start)
+        ],
+        keywords=_deduplicate(draft.keywords),
+        concepts=list(draft.concepts),
         ambiguous_keywords=[dict(a.__dict__) for a in draft.ambiguous],
-        satellites_version=sats.version, quaestio_version=__version__,
-        rules_fired=list(draft.rules_fired), warnings=list(draft.warnings),
-        latency_ms=(time.perf_counter() - started) * 1000)
+        satellites_version=sats.version,
+        quaestio_version=__version__,
+        rules_fired=list(draft.rules_fired),
+        warnings=list(draft.warnings),
+        latency_ms=(time.perf_counter() - started) * 1000,
+    )
     return record
 
 
@@ -218,8 +308,10 @@ def _deduplicate(keywords: list[dict]) -> list[dict]:
     for k in keywords:
         key = fold(k["text"])
         held = best.get(key)
-        if held is None or ((_PRECEDENCE[k["source"]], -k["weight"])
-                            < (_PRECEDENCE[held["source"]], -held["weight"])):
+        if held is None or (
+            (_PRECEDENCE[k["source"]], -k["weight"])
+            < (_PRECEDENCE[held["source"]], -held["weight"])
+        ):
             best[key] = k
     keep = {id(k) for k in best.values()}
     return [k for k in keywords if id(k) in keep]

@@ -57,16 +57,26 @@ class RuleSet:
 def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
     spec = SPECS[table]
     col = next(c for c in spec.columns if c.name == "pattern")
-    return [Rule(rec[id_col], rec.get("family") or table, rec.get("target"),
-                 rec.get("language") or "*",
-                 LazyPattern(rec["pattern"], pattern_flags(spec, col, rec)), rec["weight"])
-            for rec in sats.tables[table].iter_rows(named=True)]
+    return [
+        Rule(
+            rec[id_col],
+            rec.get("family") or table,
+            rec.get("target"),
+            rec.get("language") or "*",
+            LazyPattern(rec["pattern"], pattern_flags(spec, col, rec)),
+            rec["weight"],
+        )
+        for rec in sats.tables[table].iter_rows(named=True)
+    ]
 
 
 def make_ruleset(rules: list[Rule]) -> RuleSet:
     gate = LiteralGate(rules)
-    parts = [f"(?{'i' if r.pattern.flags & regex.IGNORECASE else '-i'}:{r.pattern.pattern})"
-             for r, need in zip(rules, gate.needs) if not need]
+    parts = [
+        f"(?{'i' if r.pattern.flags & regex.IGNORECASE else '-i'}:{r.pattern.pattern})"
+        for r, need in zip(rules, gate.needs)
+        if not need
+    ]
     try:
         free = regex.compile("|".join(parts)) if parts else None
     except regex.error:  # e.g. numbered back-references that the alternation would shift
@@ -93,14 +103,18 @@ def language_rules(sats: Satellites, family: str, language: str | None) -> RuleS
     their own prefilter, so a French "que" never slows an English question down."""
     by_language = sats.cached(f"language_rules:{family}", lambda s: {})
     if language not in by_language:
-        by_language[language] = make_ruleset([r for r in cue_rules(sats, family)
-                                          if language is None or r.language in (language, "*")])
+        by_language[language] = make_ruleset(
+            [
+                r
+                for r in cue_rules(sats, family)
+                if language is None or r.language in (language, "*")
+            ]
+        )
     return by_language[language]
 
 
 def anchor_rules(sats: Satellites) -> RuleSet:
-    return sats.cached("anchor_rules",
-                       lambda s: make_ruleset(_compile(s, "anchors", "anchor_id")))
+    return sats.cached("anchor_rules", lambda s: make_ruleset(_compile(s, "anchors", "anchor_id")))
 
 
 def candidates(draft: Draft, ruleset: RuleSet, text: str) -> list[Rule]:
@@ -112,8 +126,9 @@ def candidates(draft: Draft, ruleset: RuleSet, text: str) -> list[Rule]:
         _spend(draft, started)
 
 
-def finditer(draft: Draft, rule: Rule, text: str, pos: int = 0, *,
-             first: bool = False) -> list[regex.Match]:
+def finditer(
+    draft: Draft, rule: Rule, text: str, pos: int = 0, *, first: bool = False
+) -> list[regex.Match]:
     """All matches of an analyst's regex, or none (and a warning) when it runs too long.
 
     Each call has the per-call limit (`regex_timeout_ms`, W101) and draws on the question's
@@ -122,22 +137,28 @@ def finditer(draft: Draft, rule: Rule, text: str, pos: int = 0, *,
     """
     timeout = _timeout(draft)
     if timeout <= 0:
-        _warn_once(draft, f"{WarningCode.W104_REGEX_BUDGET}: the question's regex budget of "
-                          f"{draft.sats.defaults.regex_budget_ms} ms is spent; later rules "
-                          f"skipped")
+        _warn_once(
+            draft,
+            f"{WarningCode.W104_REGEX_BUDGET}: the question's regex budget of "
+            f"{draft.sats.defaults.regex_budget_ms} ms is spent; later rules "
+            f"skipped",
+        )
         return []
     started = time.perf_counter()
     found = timed_finditer(rule.pattern, text, timeout, pos, first=first)
     _spend(draft, started)
     if found is None:
-        draft.warnings.append(f"{WarningCode.W101_REGEX_TIMEOUT}: rule {rule.rule_id!r} "
-                              f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped")
+        draft.warnings.append(
+            f"{WarningCode.W101_REGEX_TIMEOUT}: rule {rule.rule_id!r} "
+            f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped"
+        )
         return []
     return found
 
 
-def timed_finditer(pattern: regex.Pattern, text: str, timeout: float, pos: int = 0, *,
-                   first: bool = False) -> list[regex.Match] | None:
+def timed_finditer(
+    pattern: regex.Pattern, text: str, timeout: float, pos: int = 0, *, first: bool = False
+) -> list[regex.Match] | None:
     """Matches of `pattern` in `text`, or None when the scan exceeds `timeout` seconds."""
     try:
         if first:

@@ -61,8 +61,11 @@ class Found:
 def scope_filters(draft: Draft) -> None:
     """Fill the scope_* columns: the question's filters merged with the caller's and context's."""
     question, caller = question_scope(draft), caller_scope(draft)
-    gaps = [name for name in (*_LISTS[1:], "dates")
-            if not _has(question, name) and not _has(caller, name)]
+    gaps = [
+        name
+        for name in (*_LISTS[1:], "dates")
+        if not _has(question, name) and not _has(caller, name)
+    ]
     context = context_scope(draft, gaps) if gaps else Found()
     _merge(draft, question, caller, context)
 
@@ -73,8 +76,11 @@ def question_scope(draft: Draft) -> Found:
     dates = date_scope(draft)
     sections = section_names(draft)
     pages = numbered(draft, "page", "page")
-    found = Found(sections=[name for name, _, _ in sections], date_from=dates.date_from,
-                  date_to=dates.date_to)
+    found = Found(
+        sections=[name for name, _, _ in sections],
+        date_from=dates.date_from,
+        date_to=dates.date_to,
+    )
     found.page_from, found.page_to = pages.bounds or (None, None)
     found.jurisdictions = [c for c in draft.concepts if kinds.get(c) == "jurisdiction"]
     blocked = dates.spans + [span for _, span, _ in sections]
@@ -82,11 +88,14 @@ def question_scope(draft: Draft) -> Found:
     found.parties = parties
     targets = _date_targets(draft) if dates.date_from or dates.date_to else []
     found.date_applies_to = targets[0].target if targets else None
-    found.fired = {"dates": [f"cues:{r}" for r in dates.rule_ids],
-                   "sections": [f"cues:{r}" for _, _, r in sections],
-                   "pages": [f"cues:{r}" for r in pages.rule_ids], "parties": party_rules,
-                   "jurisdictions": [f"concepts:{c}.scope_kind" for c in found.jurisdictions],
-                   "date_applies_to": [f"cues:{r.rule_id}" for r in targets[:1]]}
+    found.fired = {
+        "dates": [f"cues:{r}" for r in dates.rule_ids],
+        "sections": [f"cues:{r}" for _, _, r in sections],
+        "pages": [f"cues:{r}" for r in pages.rule_ids],
+        "parties": party_rules,
+        "jurisdictions": [f"concepts:{c}.scope_kind" for c in found.jurisdictions],
+        "date_applies_to": [f"cues:{r.rule_id}" for r in targets[:1]],
+    }
     return found
 
 
@@ -132,9 +141,13 @@ def context_scope(draft: Draft, wanted: list[str]) -> Found:
     for turn in reversed(turns):
         if not wanted:
             break
-        sub = Draft(question_id=draft.question_id, original=turn, sats=draft.sats,
-                    tokens=tokenize(turn), options={k: draft.options.get(k)
-                                                    for k in ("parties", "today", "toc")})
+        sub = Draft(
+            question_id=draft.question_id,
+            original=turn,
+            sats=draft.sats,
+            tokens=tokenize(turn),
+            options={k: draft.options.get(k) for k in ("parties", "today", "toc")},
+        )
         detect_language(sub)
         dictionary_keywords(sub)
         earlier = question_scope(sub)
@@ -163,8 +176,10 @@ def _merge(draft: Draft, question: Found, caller: Found, context: Found) -> None
         cols[f"scope_{name}"] = values
     dates = _narrow(question, caller, context, "date_from", "date_to")
     pages = _narrow(question, caller, None, "page_from", "page_to")
-    for bounds, key, names in ((dates, "dates", ("date_from", "date_to")),
-                               (pages, "pages", ("page_from", "page_to"))):
+    for bounds, key, names in (
+        (dates, "dates", ("date_from", "date_to")),
+        (pages, "pages", ("page_from", "page_to")),
+    ):
         for name, (value, origin) in zip(names, bounds):
             if value is not None:
                 origins.append(_item(name, value, origin))
@@ -179,9 +194,13 @@ def _merge(draft: Draft, question: Found, caller: Found, context: Found) -> None
     (date_from, _), (date_to, _) = dates
     (page_from, _), (page_to, _) = pages
     custom = [_item(name, value, "caller") for name, value in caller.custom]
-    cols.update(scope_date_from=date_from, scope_date_to=date_to, scope_custom=custom,
-                scope_page_range=[page_from, page_to] if page_from and page_to else [],
-                scope_origins=origins + custom)
+    cols.update(
+        scope_date_from=date_from,
+        scope_date_to=date_to,
+        scope_custom=custom,
+        scope_page_range=[page_from, page_to] if page_from and page_to else [],
+        scope_origins=origins + custom,
+    )
 
 
 def _narrow(question: Found, caller: Found, context: Found | None, low: str, high: str):
@@ -195,8 +214,10 @@ def _narrow(question: Found, caller: Found, context: Found | None, low: str, hig
     hi = min(highs, key=lambda v: v[0], default=(None, None))
     if lo[0] is not None and hi[0] is not None and lo[0] > hi[0]:
         own = sources[0][1]
-        return ((getattr(own, low), sources[0][0] if getattr(own, low) is not None else None),
-                (getattr(own, high), sources[0][0] if getattr(own, high) is not None else None))
+        return (
+            (getattr(own, low), sources[0][0] if getattr(own, low) is not None else None),
+            (getattr(own, high), sources[0][0] if getattr(own, high) is not None else None),
+        )
     return lo, hi
 
 
@@ -206,25 +227,29 @@ def _parties(draft: Draft, kinds: dict[str, str], blocked: list[tuple[int, int]]
     for name in _strings(draft.options.get("parties")):
         if regex.search(rf"(?<!\w){regex.escape(fold(name))}(?!\w)", folded):
             found.append((name, None))
-    blocked = blocked + [(k["span_start"], k["span_end"]) for k in draft.keywords
-                         if k.get("span_start") is not None and
-                         (k["source"] == "anchor" or k.get("concept"))]
+    blocked = blocked + [
+        (k["span_start"], k["span_end"])
+        for k in draft.keywords
+        if k.get("span_start") is not None and (k["source"] == "anchor" or k.get("concept"))
+    ]
     for name, (start, end), rule_id in named(draft, "party"):
         if not any(start < b_end and b_start < end for b_start, b_end in blocked):
             found.append((_POSSESSIVE.sub("", name), f"cues:{rule_id}"))
     kept: list[tuple[str, str | None]] = []
     for name, rule in found:  # "Acme" adds nothing to "Acme Corp", found first
         words = set(fold(name).split())
-        if not any(words <= set(fold(k).split()) or set(fold(k).split()) <= words
-                   for k, _ in kept):
+        if not any(
+            words <= set(fold(k).split()) or set(fold(k).split()) <= words for k, _ in kept
+        ):
             kept.append((name, rule))
     return [n for n, _ in kept], [r for _, r in kept if r]
 
 
 def _date_targets(draft: Draft) -> list[Rule]:
     """The `date_target` rows that match, in question order: what the date range qualifies."""
-    return pick_matches(draft, cue_rules(draft.sats, "date_target"), draft.original,
-                        lambda rule, m: rule)
+    return pick_matches(
+        draft, cue_rules(draft.sats, "date_target"), draft.original, lambda rule, m: rule
+    )
 
 
 def _scope_kinds(sats: Satellites) -> dict[str, str]:
@@ -273,8 +298,13 @@ def _caller_pages(value: Any, top: int) -> tuple[int, int] | None:
 def _strings(value: Any) -> list[str]:
     if value is None:
         return []
-    values = [value] if isinstance(value, str) else value if isinstance(
-        value, (list, tuple, set, frozenset)) else [value]
+    values = (
+        [value]
+        if isinstance(value, str)
+        else value
+        if isinstance(value, (list, tuple, set, frozenset))
+        else [value]
+    )
     return [str(v).strip() for v in values if v is not None and str(v).strip()]
 
 
@@ -293,5 +323,5 @@ def _has(found: Found, name: str) -> bool:
 
 
 def _fire(draft: Draft, source: Found | None, name: str | None) -> None:
-    for rule_id in (source.fired.get(name, []) if source is not None and name else []):
+    for rule_id in source.fired.get(name, []) if source is not None and name else []:
         draft.fire(rule_id)

@@ -14,7 +14,6 @@ from collections import defaultdict
 from functools import lru_cache
 
 import regex
-
 from rapidfuzz.distance import OSA
 
 from ..satellites import Satellites
@@ -24,13 +23,12 @@ from .draft import Draft
 from .language import _stopword_index, stopwords_for
 from .text import fold, tokenize
 
-
 # Longer tokens are not words anyone misspells; their edit sets would cost quadratic time.
 _LONGEST_WORD = 40
 
 
 def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))}
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def _deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
@@ -90,9 +88,15 @@ def correct_spelling(draft: Draft) -> None:
     shouting = not any(c.islower() for c in draft.original)
     for i, tok in enumerate(draft.tokens):
         word = tok.folded
-        if (not d.fuzzy_min_length <= len(word) <= _LONGEST_WORD or not tok.is_word
-                or word in own or word in own_stop or word in vocab
-                or draft.is_protected(tok) or (tok.text.isupper() and not shouting)):
+        if (
+            not d.fuzzy_min_length <= len(word) <= _LONGEST_WORD
+            or not tok.is_word
+            or word in own
+            or word in own_stop
+            or word in vocab
+            or draft.is_protected(tok)
+            or (tok.text.isupper() and not shouting)
+        ):
             continue  # known words (even ones the dictionary lacks) and acronyms stay as typed
         if _in_compound(draft.original, tok) or _near_technical_term(draft, index, i):
             continue
@@ -113,8 +117,13 @@ def correct_spelling(draft: Draft) -> None:
         if surface is None or (name and surface[:1].islower()):
             continue
         draft.corrections[i] = SpellingCorrection(
-            original=tok.text, corrected=_same_case(tok.text, surface), span_start=tok.start,
-            span_end=tok.end, distance=OSA.distance(word, fold(surface)), vocabulary=vocabulary)
+            original=tok.text,
+            corrected=_same_case(tok.text, surface),
+            span_start=tok.start,
+            span_end=tok.end,
+            distance=OSA.distance(word, fold(surface)),
+            vocabulary=vocabulary,
+        )
 
 
 # Quoted spans: straight or typographic double quotes, guillemets, and single quotes that
@@ -124,24 +133,30 @@ _QUOTED = regex.compile(r"[\"“«„][^\"”»“\n]{1,200}[\"”»“]|(?<![\w
 
 def _in_compound(text: str, tok) -> bool:
     """Part of a hyphenated compound ("multi-head", "co-pays"): not a word on its own."""
-    before = text[tok.start - 2:tok.start] if tok.start >= 2 else ""
-    after = text[tok.end:tok.end + 2]
-    return ((len(before) == 2 and before[1] == "-" and before[0].isalnum())
-            or (len(after) == 2 and after[0] == "-" and after[1].isalnum()))
+    before = text[tok.start - 2 : tok.start] if tok.start >= 2 else ""
+    after = text[tok.end : tok.end + 2]
+    return (len(before) == 2 and before[1] == "-" and before[0].isalnum()) or (
+        len(after) == 2 and after[0] == "-" and after[1].isalnum()
+    )
 
 
 def _near_technical_term(draft: Draft, index, i: int) -> bool:
     technical = draft.sats.cached("technical_tokens", _technical_tokens)
-    return any(0 <= j < len(draft.tokens) and draft.tokens[j].folded in technical
-               for j in (i - 1, i + 1))
+    return any(
+        0 <= j < len(draft.tokens) and draft.tokens[j].folded in technical for j in (i - 1, i + 1)
+    )
 
 
 def _technical_tokens(sats: Satellites) -> frozenset[str]:
     """Tokens of `exact` and `cased` rows with more than letters: codes and technical names
     ("ISO-9001", "GPT-4", "HbA1c"), whose neighbours are jargon, not typos."""
-    return frozenset(fold(t) for e in dictionary_index(sats).entries
-                     if e.match in ("exact", "cased")
-                     for t in e.keyword.split() if not t.isalpha() and len(t) > 1)
+    return frozenset(
+        fold(t)
+        for e in dictionary_index(sats).entries
+        if e.match in ("exact", "cased")
+        for t in e.keyword.split()
+        if not t.isalpha() and len(t) > 1
+    )
 
 
 def _language_tokens(sats: Satellites) -> dict[str, frozenset[str]]:
@@ -164,22 +179,21 @@ def _looks_like_a_name(draft: Draft, i: int) -> bool:
     tok = draft.tokens[i]
     if not tok.text[:1].isupper() or i == 0:
         return False
-    before = draft.original[draft.tokens[i - 1].end:tok.start]
+    before = draft.original[draft.tokens[i - 1].end : tok.start]
     return not any(p in before for p in ".?!:\n") and not tok.text.isupper()
 
 
-def _from_dictionary(word: str, deletes: dict[str, tuple[str, ...]], counts,
-                     long_length: int, own: frozenset[str]) -> str | None:
+def _from_dictionary(
+    word: str, deletes: dict[str, tuple[str, ...]], counts, long_length: int, own: frozenset[str]
+) -> str | None:
     bound = 2 if len(word) >= long_length else 1
-    candidates = {c for key in _deletes(word) | {word} for c in deletes.get(key, ())
-                  if c in own}
+    candidates = {c for key in _deletes(word) | {word} for c in deletes.get(key, ()) if c in own}
     scored = [(OSA.distance(word, c), -counts[c], c) for c in candidates]
     scored = [s for s in scored if s[0] <= bound]
     return min(scored)[2] if scored else None
 
 
-def _from_language(word: str, vocab: dict[str, tuple[int, str]],
-                   long_length: int) -> str | None:
+def _from_language(word: str, vocab: dict[str, tuple[int, str]], long_length: int) -> str | None:
     if len(word) < 5:
         return None  # short unknown words are more often codes or names than typos
     candidates = sorted((vocab[c] for c in _edits1(word) if c in vocab), reverse=True)
@@ -187,7 +201,11 @@ def _from_language(word: str, vocab: dict[str, tuple[int, str]],
         return None
     # A long unknown word is as likely a term the word list lacks as a typo: correct it
     # only when one candidate clearly dominates the others.
-    if len(word) >= long_length and len(candidates) > 1 and candidates[0][0] < 3 * candidates[1][0]:
+    if (
+        len(word) >= long_length
+        and len(candidates) > 1
+        and candidates[0][0] < 3 * candidates[1][0]
+    ):
         return None
     return candidates[0][1]
 
@@ -197,7 +215,9 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 def _edits1(word: str) -> set[str]:
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    return ({a + b[1:] for a, b in splits if b}
-            | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-            | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
-            | {a + c + b for a, b in splits for c in _LETTERS})
+    return (
+        {a + b[1:] for a, b in splits if b}
+        | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+        | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+        | {a + c + b for a, b in splits for c in _LETTERS}
+    )

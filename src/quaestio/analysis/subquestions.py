@@ -39,21 +39,23 @@ def _typography(original: str) -> tuple[str, bool, bool]:
     """The question's closing mark, its `¿`, its space before `?`/`!`: read once per
     question, not once per clause, so that cutting n clauses stays linear in its length."""
     end = _END_MARK.search(original[-64:])
-    return (end.group(1) if end else "", "¿" in original,
-            regex.search(r"\s[?!]", original) is not None)
+    return (
+        end.group(1) if end else "",
+        "¿" in original,
+        regex.search(r"\s[?!]", original) is not None,
+    )
 
 
 def _capitalize(text: str) -> str:
     lead = len(text) - len(text.lstrip("¿¡\"'“«( "))
     if lead < len(text) and text[lead].isalpha():
-        return text[:lead] + text[lead].upper() + text[lead + 1:]
+        return text[:lead] + text[lead].upper() + text[lead + 1 :]
     return text
 
 
 def substitute(text: str, match: regex.Match, item: str) -> str:
     """`text` with group `a` replaced by `item` and every `drop` span removed."""
-    edits = [(*match.span("a"), item)] + [(s, e, "") for s, e in match.spans("drop")
-                                          if s >= 0]
+    edits = [(*match.span("a"), item)] + [(s, e, "") for s, e in match.spans("drop") if s >= 0]
     out, last = [], 0
     for start, end, replacement in sorted(edits):
         if start < last:
@@ -72,15 +74,20 @@ def wrap(draft: Draft, phrase: str) -> tuple[str, Rule] | None:
     the row's pattern is cut from the phrase ("du pays" -> "Quel est le {} ?" -> "le pays").
     """
     phrase = _lower_leading_article(draft, phrase.strip(_STRIP + "?"))
-    rules = sorted((r for r in cue_rules(draft.sats, "decomposition_template")
-                    if r.language in (draft.language, "*") and r.target),
-                   key=lambda r: -r.weight)
+    rules = sorted(
+        (
+            r
+            for r in cue_rules(draft.sats, "decomposition_template")
+            if r.language in (draft.language, "*") and r.target
+        ),
+        key=lambda r: -r.weight,
+    )
     for rule in rules:
         found = search(draft, rule, phrase)
         if found is None:
             continue
         if "drop" in rule.pattern.groupindex and found.start("drop") >= 0:
-            phrase = (phrase[:found.start("drop")] + phrase[found.end("drop"):]).strip()
+            phrase = (phrase[: found.start("drop")] + phrase[found.end("drop") :]).strip()
         return rule.target.replace("{}", phrase), rule
     return None
 
@@ -91,5 +98,5 @@ def _lower_leading_article(draft: Draft, phrase: str) -> str:
 
     first = phrase.split(" ", 1)[0]
     if first[:1].isupper() and first.lower() in stopwords_for(draft.sats, draft.language):
-        return first.lower() + phrase[len(first):]
+        return first.lower() + phrase[len(first) :]
     return phrase

@@ -19,7 +19,7 @@ _CONTROL_RE = regex.compile(r"[\p{Cc}\p{Cf}\p{Co}\p{Cs}--[\n\t]]+", regex.V1)
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    text: str    # as typed
+    text: str  # as typed
     folded: str  # NFKC, no accents, casefolded
     start: int
     end: int
@@ -49,8 +49,9 @@ def strip_accents(text: str) -> str:
     if text.isascii():
         return text
     decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
-    return unicodedata.normalize("NFC", "".join(c for c in decomposed
-                                                if not unicodedata.combining(c)))
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in decomposed if not unicodedata.combining(c))
+    )
 
 
 def clean(text: str) -> str:
@@ -67,8 +68,9 @@ def fold_word(word: str) -> str:
 
 
 def tokenize(text: str) -> list[Token]:
-    return [Token(m.group(), fold_word(m.group()), m.start(), m.end())
-            for m in TOKEN_RE.finditer(text)]
+    return [
+        Token(m.group(), fold_word(m.group()), m.start(), m.end()) for m in TOKEN_RE.finditer(text)
+    ]
 
 
 def fold_phrase(text: str) -> str:

@@ -23,9 +23,13 @@ from .text import fold, tokenize
 
 def shared_concept(draft: Draft, spans: list[tuple[int, int]]) -> str | None:
     """The concept that every item (a span of the question) names as a whole, or None."""
-    found = {k["concept"] for k in draft.keywords if k.get("concept")
-             and k["span_start"] is not None
-             and any(s <= k["span_start"] < e for s, e in spans)}
+    found = {
+        k["concept"]
+        for k in draft.keywords
+        if k.get("concept")
+        and k["span_start"] is not None
+        and any(s <= k["span_start"] < e for s, e in spans)
+    }
     stop = stopwords_for(draft.sats, draft.language)
     for concept in sorted(found):
         if all(_names(draft, span, concept, stop) for span in spans):
@@ -34,14 +38,20 @@ def shared_concept(draft: Draft, spans: list[tuple[int, int]]) -> str | None:
 
 
 def _names(draft: Draft, span: tuple[int, int], concept: str, stop: frozenset[str]) -> bool:
-    words = [(t, draft.folded(i)) for i, t in enumerate(draft.tokens)
-             if span[0] <= t.start < span[1] and draft.folded(i) not in stop]
-    matched = [(k["span_start"], k["span_end"]) for k in draft.keywords
-               if k.get("concept") == concept and k["span_start"] is not None]
+    words = [
+        (t, draft.folded(i))
+        for i, t in enumerate(draft.tokens)
+        if span[0] <= t.start < span[1] and draft.folded(i) not in stop
+    ]
+    matched = [
+        (k["span_start"], k["span_end"])
+        for k in draft.keywords
+        if k.get("concept") == concept and k["span_start"] is not None
+    ]
     names = draft.sats.cached("concept_names", _concept_names).get(concept, frozenset())
-    return bool(words) and all(word in names or any(s <= t.start and t.end <= e
-                                                    for s, e in matched)
-                               for t, word in words)
+    return bool(words) and all(
+        word in names or any(s <= t.start and t.end <= e for s, e in matched) for t, word in words
+    )
 
 
 def _concept_names(sats: Satellites) -> dict[str, frozenset[str]]:
@@ -55,8 +65,11 @@ def _concept_names(sats: Satellites) -> dict[str, frozenset[str]]:
 
 def boost(draft: Draft, spans: list[tuple[int, int]]) -> None:
     """Raise every keyword typed in the items to the weight of the strongest of them."""
-    inside = [k for k in draft.keywords if k["span_start"] is not None
-              and any(s <= k["span_start"] < e for s, e in spans)]
+    inside = [
+        k
+        for k in draft.keywords
+        if k["span_start"] is not None and any(s <= k["span_start"] < e for s, e in spans)
+    ]
     top = max((k["weight"] for k in inside), default=None)
     for k in inside:
         k["weight"] = top
@@ -77,8 +90,9 @@ def section_pair(draft: Draft, spans: list[tuple[int, int]]) -> dict | None:
     return None
 
 
-def _side(draft: Draft, span: tuple[int, int], item: tuple[str, ...], row: dict,
-          stop: frozenset[str]) -> str | None:
+def _side(
+    draft: Draft, span: tuple[int, int], item: tuple[str, ...], row: dict, stop: frozenset[str]
+) -> str | None:
     for side in ("a", "b"):
         value = row[side]
         if value in row["concepts"]:
@@ -90,8 +104,11 @@ def _side(draft: Draft, span: tuple[int, int], item: tuple[str, ...], row: dict,
 
 
 def _lemmas(draft: Draft, span: tuple[int, int], stop: frozenset[str]) -> tuple[str, ...]:
-    return tuple(lemma(t.text, draft.language) for i, t in enumerate(draft.tokens)
-                 if span[0] <= t.start < span[1] and draft.folded(i) not in stop)
+    return tuple(
+        lemma(t.text, draft.language)
+        for i, t in enumerate(draft.tokens)
+        if span[0] <= t.start < span[1] and draft.folded(i) not in stop
+    )
 
 
 def _pair_rows(sats: Satellites) -> dict[str, tuple[dict, ...]]:
@@ -104,7 +121,10 @@ def _pair_rows(sats: Satellites) -> dict[str, tuple[dict, ...]]:
             stops[language] = stopwords_for(sats, language)
         row = dict(rec, concepts=concepts)
         for side in ("a", "b"):
-            row[f"{side}_lemmas"] = tuple(lemma(t.text, language) for t in tokenize(rec[side])
-                                          if t.folded not in stops[language])
+            row[f"{side}_lemmas"] = tuple(
+                lemma(t.text, language)
+                for t in tokenize(rec[side])
+                if t.folded not in stops[language]
+            )
         out.setdefault(language, []).append(row)
     return {k: tuple(v) for k, v in out.items()}

@@ -18,8 +18,12 @@ def load_satellites_or_bundled(folder: str | None):
 
 
 satellites_option = click.option(
-    "--satellites", "satellites_dir", type=click.Path(exists=True, file_okay=False),
-    envvar="QUAESTIO_SATELLITES", help="Folder of satellite tables (default: bundled).")
+    "--satellites",
+    "satellites_dir",
+    type=click.Path(exists=True, file_okay=False),
+    envvar="QUAESTIO_SATELLITES",
+    help="Folder of satellite tables (default: bundled).",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,14 +33,14 @@ def cli() -> None:
 
 
 # Registration: importing a module adds its commands to `cli`.
-from . import parse as _parse  # noqa: E402,F401
-from . import satellites as _satellites  # noqa: E402,F401
-from . import evaluate as _evaluate  # noqa: E402,F401
 from . import curation as _curation  # noqa: E402,F401
-from . import retrieval as _retrieval  # noqa: E402,F401
-from . import workbench as _workbench  # noqa: E402,F401
 from . import dask as _dask  # noqa: E402,F401
+from . import evaluate as _evaluate  # noqa: E402,F401
+from . import parse as _parse  # noqa: E402,F401
+from . import retrieval as _retrieval  # noqa: E402,F401
+from . import satellites as _satellites  # noqa: E402,F401
 from . import serve as _serve  # noqa: E402,F401
+from . import workbench as _workbench  # noqa: E402,F401
 
 
 def main() -> None:

@@ -10,11 +10,18 @@ from pathlib import Path
 import click
 
 from ..errors import QuaestioError
-from . import cli, load_satellites_or_bundled as _satellites, satellites_option
+from . import cli, satellites_option
+from . import load_satellites_or_bundled as _satellites
 from .errors import UserError
 
-_READERS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "json",
-            ".json": "json", ".ndjson": "json"}
+_READERS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".jsonl": "json",
+    ".json": "json",
+    ".ndjson": "json",
+}
 
 
 def read_partitions(source: str, blocksize: str | None = None):
@@ -28,8 +35,9 @@ def read_partitions(source: str, blocksize: str | None = None):
         raise UserError(f"{source}: no .parquet, .csv or .jsonl files")
     kinds = {_READERS[Path(f).suffix.lower()] for f in files}
     if len(kinds) > 1:
-        raise UserError(f"{source}: mixed file kinds ({', '.join(sorted(kinds))}); "
-                                   f"point at one kind")
+        raise UserError(
+            f"{source}: mixed file kinds ({', '.join(sorted(kinds))}); point at one kind"
+        )
     kind = kinds.pop()
     if kind == "parquet":
         return dd.read_parquet(files, dtype_backend="pyarrow")  # nested columns read back
@@ -47,9 +55,16 @@ def cluster_client(scheduler: str | None, workers: int | None):
         with Client(scheduler) as client:
             yield client
         return
-    with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                      processes=True, host="127.0.0.1", dashboard_address=None) as local, \
-            Client(local) as client:
+    with (
+        LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as local,
+        Client(local) as client,
+    ):
         yield client
 
 
@@ -66,16 +81,28 @@ def _write(frame, output: str, client, quiet: bool) -> int:
 
 
 def _cluster_options(f):
-    for option in reversed([
-        click.option("--scheduler", help="Address of a running scheduler "
-                                         "(tcp://host:8786); else a local cluster."),
-        click.option("--workers", type=int, help="Worker processes of the local cluster "
-                                                 "(default: one per core)."),
-        click.option("--blocksize", help="CSV/JSONL bytes per partition (default 16MB)."),
-        click.option("--quiet", is_flag=True, help="No progress bar."),
-        click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
-                     help="Folder of Parquet partitions to write."),
-    ]):
+    for option in reversed(
+        [
+            click.option(
+                "--scheduler",
+                help="Address of a running scheduler (tcp://host:8786); else a local cluster.",
+            ),
+            click.option(
+                "--workers",
+                type=int,
+                help="Worker processes of the local cluster (default: one per core).",
+            ),
+            click.option("--blocksize", help="CSV/JSONL bytes per partition (default 16MB)."),
+            click.option("--quiet", is_flag=True, help="No progress bar."),
+            click.option(
+                "-o",
+                "--output",
+                required=True,
+                type=click.Path(file_okay=False),
+                help="Folder of Parquet partitions to write.",
+            ),
+        ]
+    ):
         f = option(f)
     return f
 
@@ -91,9 +118,17 @@ def dask_group() -> None:
 @click.option("--column", default="question", show_default=True, help="Question column.")
 @click.option("--id-column", help="Column of question ids (default: q0, q1, ... in order).")
 @satellites_option
-def parse_command(source: str, output: str, scheduler: str | None, workers: int | None,
-                  blocksize: str | None, quiet: bool, column: str, id_column: str | None,
-                  satellites_dir: str | None) -> None:
+def parse_command(
+    source: str,
+    output: str,
+    scheduler: str | None,
+    workers: int | None,
+    blocksize: str | None,
+    quiet: bool,
+    column: str,
+    id_column: str | None,
+    satellites_dir: str | None,
+) -> None:
     """Parse the questions of SOURCE (a folder or glob of Parquet/CSV/JSONL files) into
     question_df partitions under OUTPUT."""
     from ..dask import parse_questions
@@ -101,8 +136,13 @@ def parse_command(source: str, output: str, scheduler: str | None, workers: int 
     frame = read_partitions(source, blocksize)
     with cluster_client(scheduler, workers) as client:
         try:
-            qdf = parse_questions(frame, _satellites(satellites_dir), client=client,
-                                  question_column=column, id_column=id_column)
+            qdf = parse_questions(
+                frame,
+                _satellites(satellites_dir),
+                client=client,
+                question_column=column,
+                id_column=id_column,
+            )
             n = _write(qdf, output, client, quiet)
         except QuaestioError as exc:
             raise UserError(str(exc)) from exc
@@ -115,13 +155,26 @@ def parse_command(source: str, output: str, scheduler: str | None, workers: int 
 @_cluster_options
 @click.option("--backend", help="Default: postgres for a DSN, else hybrid or bm25.")
 @click.option("-k", "--k", "k", default=10, show_default=True, help="Hits per question.")
-@click.option("--column", default="question", show_default=True,
-              help="Question column, when SOURCE holds questions rather than question_df.")
+@click.option(
+    "--column",
+    default="question",
+    show_default=True,
+    help="Question column, when SOURCE holds questions rather than question_df.",
+)
 @satellites_option
-def search_command(index: str, source: str, output: str, scheduler: str | None,
-                   workers: int | None, blocksize: str | None, quiet: bool,
-                   backend: str | None, k: int, column: str,
-                   satellites_dir: str | None) -> None:
+def search_command(
+    index: str,
+    source: str,
+    output: str,
+    scheduler: str | None,
+    workers: int | None,
+    blocksize: str | None,
+    quiet: bool,
+    backend: str | None,
+    k: int,
+    column: str,
+    satellites_dir: str | None,
+) -> None:
     """Search INDEX (a folder every worker can read, or a postgresql:// DSN) for the
     questions of SOURCE (question_df partitions, or raw questions parsed first), writing
     hits_df partitions under OUTPUT."""

@@ -8,8 +8,8 @@ flag and what to do, never a traceback. A bug still shows its traceback.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import click
 
@@ -25,8 +25,14 @@ class UserError(click.ClickException):
 
 
 # Extras that hold the optional imports a command may need, for the "install" hint.
-_EXTRAS = {"sentence_transformers": "retrieval", "bm25s": "retrieval", "numba": "retrieval",
-           "torch": "retrieval", "hdbscan": "curation", "sklearn": "curation"}
+_EXTRAS = {
+    "sentence_transformers": "retrieval",
+    "bm25s": "retrieval",
+    "numba": "retrieval",
+    "torch": "retrieval",
+    "hdbscan": "curation",
+    "sklearn": "curation",
+}
 
 
 @contextmanager
@@ -81,8 +87,10 @@ def _missing_extra(exc: ImportError) -> str:
     extra = _EXTRAS.get(module)
     if extra is None:
         return one_line(exc)
-    return (f"this needs the optional package {module!r}: pip install 'quaestio[{extra}]' "
-            f"(from a checkout: pip install '.[{extra}]')")
+    return (
+        f"this needs the optional package {module!r}: pip install 'quaestio[{extra}]' "
+        f"(from a checkout: pip install '.[{extra}]')"
+    )
 
 
 def check_language(sats, language: str | None, flag: str = "--language") -> None:
@@ -91,8 +99,10 @@ def check_language(sats, language: str | None, flag: str = "--language") -> None
         return
     known = sorted(set(sats.stopwords["language"].to_list()) - {"*"})
     if language not in known:
-        raise UserError(f"{flag} {language!r} is not a language of the satellite tables; "
-                        f"use one of {', '.join(known)}")
+        raise UserError(
+            f"{flag} {language!r} is not a language of the satellite tables; "
+            f"use one of {', '.join(known)}"
+        )
 
 
 def check_columns(path: str, columns: list[str], **flags: str | None) -> None:
@@ -100,8 +110,10 @@ def check_columns(path: str, columns: list[str], **flags: str | None) -> None:
     for flag, name in flags.items():
         if name is not None and name not in columns:
             shown = ", ".join(_short(repr(c)) for c in columns[:20])
-            raise UserError(f"{path}: no column {name!r}; its columns are {shown}. Name the "
-                            f"right one with --{flag.replace('_', '-')} NAME")
+            raise UserError(
+                f"{path}: no column {name!r}; its columns are {shown}. Name the "
+                f"right one with --{flag.replace('_', '-')} NAME"
+            )
 
 
 def check_text_file(path: str) -> None:
@@ -111,12 +123,13 @@ def check_text_file(path: str) -> None:
     with open(path, "rb") as fh:
         head = fh.read(8192)
     if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise UserError(f"{path}: a binary file, not CSV or JSONL text; give a .csv, "
-                        f".jsonl or .parquet file")
+        raise UserError(
+            f"{path}: a binary file, not CSV or JSONL text; give a .csv, .jsonl or .parquet file"
+        )
 
 
 def _short(text: str, width: int = 40) -> str:
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def echo_warnings(caught: list[warnings.WarningMessage]) -> None:

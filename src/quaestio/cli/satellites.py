@@ -6,7 +6,8 @@ import json
 
 import click
 
-from . import cli, load_satellites_or_bundled as _satellites
+from . import cli
+from . import load_satellites_or_bundled as _satellites
 from .errors import UserError, user_errors
 
 
@@ -37,12 +38,17 @@ def stats(folder: str | None, as_json: bool) -> None:
     by_language = sats.concept_keywords.group_by("language").len().sort("language")
     by_family = sats.concepts.group_by("doc_family").len().sort("doc_family")
     if as_json:
-        click.echo(json.dumps({
-            "version": sats.version,
-            "tables": dict(sats.stats().select("table", "rows").iter_rows()),
-            "keywords_by_language": dict(by_language.iter_rows()),
-            "concepts_by_family": dict(by_family.iter_rows()),
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "version": sats.version,
+                    "tables": dict(sats.stats().select("table", "rows").iter_rows()),
+                    "keywords_by_language": dict(by_language.iter_rows()),
+                    "concepts_by_family": dict(by_family.iter_rows()),
+                },
+                indent=2,
+            )
+        )
         return
     with pl.Config(tbl_rows=100, tbl_hide_dataframe_shape=True, fmt_str_lengths=80):
         click.echo(sats.stats())
@@ -63,14 +69,16 @@ def export(folder: str) -> None:
     from pathlib import Path
 
     bundled = resources.files("quaestio.satellites") / "data"
-    sources = sorted((f for f in bundled.iterdir() if f.name.endswith(".csv")),
-                     key=lambda f: f.name)
+    sources = sorted(
+        (f for f in bundled.iterdir() if f.name.endswith(".csv")), key=lambda f: f.name
+    )
     out = Path(folder)
     taken = [f.name for f in sources if (out / f.name).exists()]
     if taken:
         raise UserError(
             f"{folder} already holds {', '.join(taken)}; nothing was written "
-            f"(export into an empty or new folder)")
+            f"(export into an empty or new folder)"
+        )
     out.mkdir(parents=True, exist_ok=True)
     for source in sources:
         target = out / source.name

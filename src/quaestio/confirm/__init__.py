@@ -19,5 +19,15 @@ def verdicts(question_df, hits_df, **options):
     return confirm(question_df, hits_df, **options).verdicts
 
 
-__all__ = ["ANSWER_SCHEMA", "Amount", "ConfirmInputError", "Confirmation", "VERDICTS",
-           "VERDICT_SCHEMA", "Value", "confirm", "find_values", "verdicts"]
+__all__ = [
+    "ANSWER_SCHEMA",
+    "Amount",
+    "ConfirmInputError",
+    "Confirmation",
+    "VERDICTS",
+    "VERDICT_SCHEMA",
+    "Value",
+    "confirm",
+    "find_values",
+    "verdicts",
+]

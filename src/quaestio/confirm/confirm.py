@@ -25,23 +25,29 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from ..satellites import Satellites, bundled_satellites
+from ..schema import table_to_frame as to_engine
 from .inputs import read_hits, read_questions
 from .parsers import Amount
 from .patterns import has_patterns, patterns_for, scan
-from ..schema import table_to_frame as to_engine
 from .schema import ANSWER_SCHEMA, VERDICT_SCHEMA, engine_of
 from .verdict import Evidence, verdict_row
 from .zones import KeywordMatcher, fold, proximity_confidence, zone_index, zones
 
 
 class Confirmation(NamedTuple):
-    answers: Any   # answers_df, in the caller's engine
+    answers: Any  # answers_df, in the caller's engine
     verdicts: Any  # one row per question
 
 
-def confirm(question_df: Any, hits_df: Any, *, satellites: Satellites | None = None,
-            text_column: str = "generation_text", as_: str | None = None,
-            require_keyword: bool = False) -> Confirmation:
+def confirm(
+    question_df: Any,
+    hits_df: Any,
+    *,
+    satellites: Satellites | None = None,
+    text_column: str = "generation_text",
+    as_: str | None = None,
+    require_keyword: bool = False,
+) -> Confirmation:
     """Confirm the answer type of each question in its retrieved passages.
 
     Args:
@@ -73,16 +79,18 @@ def confirm(question_df: Any, hits_df: Any, *, satellites: Satellites | None = N
         if qid not in by_question:
             from .inputs import ConfirmInputError
 
-            raise ConfirmInputError("hits_df", row, "question_id", qid,
-                                    "not a question_id of question_df")
+            raise ConfirmInputError(
+                "hits_df", row, "question_id", qid, "not a question_id of question_df"
+            )
         by_question[qid].append(row)
     columns: dict[str, list] = {name: [] for name in ANSWER_SCHEMA.names}
     verdicts = []
     values_cache: dict[tuple, tuple] = {}
     zones_cache: dict[tuple, tuple] = {}
     for q in questions:
-        evidence = Evidence(q, confirmable=q.answer_type != "text" and
-                            has_patterns(sats, q.answer_type))
+        evidence = Evidence(
+            q, confirmable=q.answer_type != "text" and has_patterns(sats, q.answer_type)
+        )
         if evidence.confirmable:
             patterns = patterns_for(sats, q.answer_type, q.language)
             matcher = KeywordMatcher(q.keywords)
@@ -91,14 +99,25 @@ def confirm(question_df: Any, hits_df: Any, *, satellites: Satellites | None = N
                 key = (text, q.answer_type, q.language)
                 if key not in values_cache:
                     warnings: list[str] = []
-                    values_cache[key] = (scan(patterns, text, language=q.language,
-                                              timeout=timeout, sats=sats, warnings=warnings),
-                                         fold(text), warnings)
+                    values_cache[key] = (
+                        scan(
+                            patterns,
+                            text,
+                            language=q.language,
+                            timeout=timeout,
+                            sats=sats,
+                            warnings=warnings,
+                        ),
+                        fold(text),
+                        warnings,
+                    )
                 values, folded, warnings = values_cache[key]
                 found, late = matcher.find(folded, timeout)
                 if late:
-                    warnings = warnings + [f"W101: keywords of {q.question_id!r} exceeded "
-                                           f"{sats.defaults.regex_timeout_ms} ms; skipped"]
+                    warnings = warnings + [
+                        f"W101: keywords of {q.question_id!r} exceeded "
+                        f"{sats.defaults.regex_timeout_ms} ms; skipped"
+                    ]
                 found = [(s, e, text[s:e], w) for s, e, _, w in found]
                 evidence.add_passage(bool(found), len(values), warnings)
                 if not values:
@@ -121,8 +140,10 @@ def confirm(question_df: Any, hits_df: Any, *, satellites: Satellites | None = N
         verdicts.append(verdict_row(evidence))
     answers = pa.Table.from_pydict(columns, schema=ANSWER_SCHEMA)
     engine = as_ or engine_of(hits_df)
-    return Confirmation(to_engine(answers, engine),
-                        to_engine(pa.Table.from_pylist(verdicts, schema=VERDICT_SCHEMA), engine))
+    return Confirmation(
+        to_engine(answers, engine),
+        to_engine(pa.Table.from_pylist(verdicts, schema=VERDICT_SCHEMA), engine),
+    )
 
 
 def _nearest(value, keywords: list) -> tuple[str, int, float] | None:
@@ -134,29 +155,44 @@ def _nearest(value, keywords: list) -> tuple[str, int, float] | None:
     return best
 
 
-def _append(columns: dict, hits: dict, row: int, q, v, text: str, zone: tuple[int, int],
-            nearest) -> None:
+def _append(
+    columns: dict, hits: dict, row: int, q, v, text: str, zone: tuple[int, int], nearest
+) -> None:
     parsed = v.value
     number = parsed.amount if isinstance(parsed, Amount) else parsed
-    as_float = float(number) if isinstance(number, (int, float)) or \
-        type(number).__name__ == "Decimal" else None
+    as_float = (
+        float(number)
+        if isinstance(number, (int, float)) or type(number).__name__ == "Decimal"
+        else None
+    )
     if isinstance(parsed, bool):
         as_float = None
     record = {
-        "question_id": q.question_id, "chunk_id": hits["chunk_id"][row],
-        "doc_id": hits["doc_id"][row], "rank": hits["rank"][row], "score": hits["score"][row],
-        "answer_type": q.answer_type, "pattern_id": v.pattern_id, "zone": q.zone,
-        "zone_start": zone[0], "zone_end": zone[1], "zone_text": text[zone[0]:zone[1]],
-        "value_text": v.text, "value_start": v.start, "value_end": v.end,
-        "value": None if parsed is None else (str(parsed).lower() if isinstance(parsed, bool)
-                                              else str(parsed)),
+        "question_id": q.question_id,
+        "chunk_id": hits["chunk_id"][row],
+        "doc_id": hits["doc_id"][row],
+        "rank": hits["rank"][row],
+        "score": hits["score"][row],
+        "answer_type": q.answer_type,
+        "pattern_id": v.pattern_id,
+        "zone": q.zone,
+        "zone_start": zone[0],
+        "zone_end": zone[1],
+        "zone_text": text[zone[0] : zone[1]],
+        "value_text": v.text,
+        "value_start": v.start,
+        "value_end": v.end,
+        "value": None
+        if parsed is None
+        else (str(parsed).lower() if isinstance(parsed, bool) else str(parsed)),
         "value_number": as_float,
         "currency": parsed.currency if isinstance(parsed, Amount) else None,
         "keyword": nearest[0] if nearest else None,
         "keyword_distance": nearest[1] if nearest else None,
         "signals": ["keyword", "type"] if nearest else ["type"],
-        "confidence": proximity_confidence(nearest[1] if nearest else None,
-                                           nearest[2] if nearest else 0.0),
+        "confidence": proximity_confidence(
+            nearest[1] if nearest else None, nearest[2] if nearest else 0.0
+        ),
     }
     for name, value in record.items():
         columns[name].append(value)

@@ -22,12 +22,27 @@ import regex
 from .numbers import parse_number
 from .validators import Reject, date_exists
 
-_ORDINALS = {w: i + 1 for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
-    .split())} | {"primero": 1, "primer": 1, "primera": 1, "premier": 1, "première": 1,
-                  "segundo": 2, "tercero": 3, "thirtieth": 30, "seconde": 2, "deuxieme": 2,
-                  "troisieme": 3, "quatrieme": 4, "cinquieme": 5}
+_ORDINALS = {
+    w: i + 1
+    for i, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split()
+    )
+} | {
+    "primero": 1,
+    "primer": 1,
+    "primera": 1,
+    "premier": 1,
+    "première": 1,
+    "segundo": 2,
+    "tercero": 3,
+    "thirtieth": 30,
+    "seconde": 2,
+    "deuxieme": 2,
+    "troisieme": 3,
+    "quatrieme": 4,
+    "cinquieme": 5,
+}
 
 
 def _group(m: regex.Match, name: str) -> str | None:
@@ -45,8 +60,9 @@ class RelativeDate(NamedTuple):
         if not self.days and not self.months:
             return "P0D"
         sign = "-" if (self.months or self.days) < 0 else "+"
-        body = (f"{abs(self.months)}M" if self.months else "") + \
-            (f"{abs(self.days)}D" if self.days else "")
+        body = (f"{abs(self.months)}M" if self.months else "") + (
+            f"{abs(self.days)}D" if self.days else ""
+        )
         return f"{sign}P{body}"
 
     def resolve(self, reference: dt.date) -> dt.date:
@@ -58,27 +74,74 @@ class RelativeDate(NamedTuple):
 
 # Words that name a day from the reference day, in the three languages (folded, no accents).
 _DAY_WORDS = {
-    "aujourd'hui": 0, "ce jour": 0, "jour meme": 0, "today": 0, "hoy": 0,
-    "demain": 1, "lendemain": 1, "jour suivant": 1, "tomorrow": 1, "next day": 1,
-    "manana": 1, "dia siguiente": 1, "proximo dia": 1,
-    "hier": -1, "veille": -1, "jour precedent": -1, "yesterday": -1, "ayer": -1,
-    "apres-demain": 2, "apres demain": 2, "surlendemain": 2, "day after tomorrow": 2,
-    "pasado manana": 2, "despues de manana": 2,
-    "avant-hier": -2, "avant hier": -2, "avant-veille": -2, "day before yesterday": -2,
-    "anteayer": -2, "antier": -2, "antes de ayer": -2,
+    "aujourd'hui": 0,
+    "ce jour": 0,
+    "jour meme": 0,
+    "today": 0,
+    "hoy": 0,
+    "demain": 1,
+    "lendemain": 1,
+    "jour suivant": 1,
+    "tomorrow": 1,
+    "next day": 1,
+    "manana": 1,
+    "dia siguiente": 1,
+    "proximo dia": 1,
+    "hier": -1,
+    "veille": -1,
+    "jour precedent": -1,
+    "yesterday": -1,
+    "ayer": -1,
+    "apres-demain": 2,
+    "apres demain": 2,
+    "surlendemain": 2,
+    "day after tomorrow": 2,
+    "pasado manana": 2,
+    "despues de manana": 2,
+    "avant-hier": -2,
+    "avant hier": -2,
+    "avant-veille": -2,
+    "day before yesterday": -2,
+    "anteayer": -2,
+    "antier": -2,
+    "antes de ayer": -2,
 }
-_UNIT_DAYS = (("jour", 1, 0), ("day", 1, 0), ("dia", 1, 0), ("semaine", 7, 0), ("week", 7, 0),
-              ("semana", 7, 0), ("fortnight", 14, 0), ("mois", 0, 1), ("month", 0, 1),
-              ("mes", 0, 1), ("an", 0, 12), ("annee", 0, 12), ("year", 0, 12), ("ano", 0, 12))
+_UNIT_DAYS = (
+    ("jour", 1, 0),
+    ("day", 1, 0),
+    ("dia", 1, 0),
+    ("semaine", 7, 0),
+    ("week", 7, 0),
+    ("semana", 7, 0),
+    ("fortnight", 14, 0),
+    ("mois", 0, 1),
+    ("month", 0, 1),
+    ("mes", 0, 1),
+    ("an", 0, 12),
+    ("annee", 0, 12),
+    ("year", 0, 12),
+    ("ano", 0, 12),
+)
 _COUNTED = regex.compile(
     r"(?P<before>il\s+y\s+a|hace|dans|dentro\s+de|en|in)?\s*(?P<n>[\w-]+(?:\s+(?:et\s+|y\s+|and\s+)?"
     r"[\w-]+){0,3}?)\s+(?P<unit>jours?|days?|d[ií]as?|semaines?|weeks?|semanas?|fortnights?|mois|"
     r"months?|mes(?:es)?|ans?|ann[ée]es?|years?|a[ñn]os?)\b\s*(?P<after>plus\s+tard|plus\s+t[ôo]t|"
     r"apr[èe]s|auparavant|avant|later|after|earlier|before|ago|from\s+(?:now|today)|hence|"
-    r"despu[ée]s|m[áa]s\s+tarde|antes)?", regex.IGNORECASE)
+    r"despu[ée]s|m[áa]s\s+tarde|antes)?",
+    regex.IGNORECASE,
+)
 _FOLD = str.maketrans("áéíóúñèêàâûôç’", "aeiouneeaauoc'")
-_BACKWARD = ("il y a", "hace", "plus tot", "auparavant", "avant", "earlier", "before", "ago",
-             "antes")
+_BACKWARD = (
+    "il y a",
+    "hace",
+    "plus tot",
+    "auparavant",
+    "avant",
+    "earlier",
+    "before",
+    "ago",
+    "antes",
+)
 
 
 def relative_offset(text: str, language: str | None = None) -> RelativeDate | None:
@@ -131,8 +194,11 @@ def resolve_date(value: Any, reference: dt.date) -> Any:
 
 def parse_date(m, text, span, language, pattern, sats):
     year = _group(m, "year")
-    year_n = None if year is None else int(year) + (0 if len(year) == 4 else
-                                                    (2000 if int(year) < 70 else 1900))
+    year_n = (
+        None
+        if year is None
+        else int(year) + (0 if len(year) == 4 else (2000 if int(year) < 70 else 1900))
+    )
     if _group(m, "a") is not None:
         a, b = int(m.group("a")), int(m.group("b"))
         orders = [(a, b), (b, a)] if language == "en" or language is None else [(b, a), (a, b)]
@@ -184,8 +250,9 @@ def month_number(sats, text: str, language: str | None) -> int | None:
     from ..analysis.rules import cue_rules
 
     word = text.strip().rstrip(".").lower()
-    rules = [r for r in cue_rules(sats, "month") if language in (None, r.language)] or \
-        list(cue_rules(sats, "month"))
+    rules = [r for r in cue_rules(sats, "month") if language in (None, r.language)] or list(
+        cue_rules(sats, "month")
+    )
     for candidate in (word, word + "."):
         for rule in rules:
             if rule.pattern.fullmatch(candidate):
@@ -205,8 +272,9 @@ def resolve_values(values: list, reference: Any) -> list:
         try:
             reference = dt.date.fromisoformat(str(reference))
         except ValueError as exc:
-            raise ValueError(f"reference_date must be a date or YYYY-MM-DD, got "
-                             f"{reference!r}") from exc
+            raise ValueError(
+                f"reference_date must be a date or YYYY-MM-DD, got {reference!r}"
+            ) from exc
     elif isinstance(reference, dt.datetime):
         reference = reference.date()
     return [dataclasses.replace(v, value=resolve_date(v.value, reference)) for v in values]

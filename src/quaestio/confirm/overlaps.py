@@ -8,7 +8,8 @@ where comparing every candidate with every kept value was quadratic (20k values:
 
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 V = TypeVar("V")
 

@@ -16,8 +16,8 @@ from typing import Any, NamedTuple
 import polars as pl
 import regex
 
-from .numbers import parse_number, scale
 from .dates import parse_date
+from .numbers import parse_number, scale
 from .validators import Reject, iban_valid
 
 
@@ -32,25 +32,65 @@ class Amount(NamedTuple):
 
 # Symbols and unit words the dictionary leaves out because they name several currencies;
 # each is read as the one it means in most documents.
-_CURRENCY_FALLBACK = {"$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "₩": "KRW", "₽": "RUB",
-                      "₺": "TRY", "₿": "BTC", "元": "CNY", "₾": "GEL", "₭": "LAK", "₡": "CRC",
-                      "₦": "NGN", "₱": "PHP", "rmb": "CNY", "dollar": "USD", "pound": "GBP",
-                      "yen": "JPY", "yuan": "CNY", "dólar": "USD", "dolar": "USD",
-                      "libra": "GBP", "yene": "JPY", "livre": "GBP"}
-_NEGATION = regex.compile(r"\b(?:no|not|n['’]t|nope|false|incorrect|falso|incorrecto|non|"
-                          r"pas|faux|inexact)\b", regex.IGNORECASE)
+_CURRENCY_FALLBACK = {
+    "$": "USD",
+    "£": "GBP",
+    "¥": "JPY",
+    "₹": "INR",
+    "₩": "KRW",
+    "₽": "RUB",
+    "₺": "TRY",
+    "₿": "BTC",
+    "元": "CNY",
+    "₾": "GEL",
+    "₭": "LAK",
+    "₡": "CRC",
+    "₦": "NGN",
+    "₱": "PHP",
+    "rmb": "CNY",
+    "dollar": "USD",
+    "pound": "GBP",
+    "yen": "JPY",
+    "yuan": "CNY",
+    "dólar": "USD",
+    "dolar": "USD",
+    "libra": "GBP",
+    "yene": "JPY",
+    "livre": "GBP",
+}
+_NEGATION = regex.compile(
+    r"\b(?:no|not|n['’]t|nope|false|incorrect|falso|incorrecto|non|"
+    r"pas|faux|inexact)\b",
+    regex.IGNORECASE,
+)
 # Shapes of other things made of digits: a date, a year range, a US social security number,
 # an IPv4 address, a decimal number.
-_NOT_PHONE = regex.compile(r"^\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?\d{2,4}$|"
-                           r"^(?:1[5-9]|20)\d\d[/.-]\d{1,2}[/.-]\d{1,2}$|^(?:19|20)\d\d\s?[/-]"
-                           r"\s?(?:19|20)\d\d$|^\d{3}-\d{2}-\d{4}$|^\d{1,4}(?:\.\d{1,4}){3}$|"
-                           r"^\d+\.\d+$")
+_NOT_PHONE = regex.compile(
+    r"^\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?\d{2,4}$|"
+    r"^(?:1[5-9]|20)\d\d[/.-]\d{1,2}[/.-]\d{1,2}$|^(?:19|20)\d\d\s?[/-]"
+    r"\s?(?:19|20)\d\d$|^\d{3}-\d{2}-\d{4}$|^\d{1,4}(?:\.\d{1,4}){3}$|"
+    r"^\d+\.\d+$"
+)
 _EXTENSION = regex.compile(r"\s?(?:x|ext\.?)\s?(\d{1,6})$", regex.IGNORECASE)
-_DURATION_UNITS = (("min", "TM", 1), ("mes", "M", 1), ("mois", "M", 1), ("month", "M", 1),
-                   ("sec", "TS", 1), ("seg", "TS", 1), ("sem", "W", 1), ("s", "TS", 1),
-                   ("h", "TH", 1), ("y", "Y", 1), ("a", "Y", 1), ("w", "W", 1),
-                   ("fortnight", "W", 2), ("decade", "Y", 10), ("d", "D", 1), ("j", "D", 1),
-                   ("m", "TM", 1))
+_DURATION_UNITS = (
+    ("min", "TM", 1),
+    ("mes", "M", 1),
+    ("mois", "M", 1),
+    ("month", "M", 1),
+    ("sec", "TS", 1),
+    ("seg", "TS", 1),
+    ("sem", "W", 1),
+    ("s", "TS", 1),
+    ("h", "TH", 1),
+    ("y", "Y", 1),
+    ("a", "Y", 1),
+    ("w", "W", 1),
+    ("fortnight", "W", 2),
+    ("decade", "Y", 10),
+    ("d", "D", 1),
+    ("j", "D", 1),
+    ("m", "TM", 1),
+)
 
 
 def parse_value(pattern, m: regex.Match, language: str | None, sats) -> tuple[Any, tuple]:
@@ -78,8 +118,11 @@ def _group(m: regex.Match, name: str) -> str | None:
 def _figure(m: regex.Match, language: str | None) -> Decimal | None:
     raw = _group(m, "num") or ""
     raw += _group(m, "num2") or ""
-    number = parse_number(raw.replace(" ", "") if raw.strip("-− ") != raw.strip() else raw,
-                          language) if raw.strip() else None
+    number = (
+        parse_number(raw.replace(" ", "") if raw.strip("-− ") != raw.strip() else raw, language)
+        if raw.strip()
+        else None
+    )
     if number is None:
         return None
     if not _group(m, "mult"):
@@ -100,9 +143,15 @@ def currency_code(sats, text: str | None) -> str | None:
         return None
     table = sats.cached("confirm_currency_codes", _currency_codes)
     key = regex.sub(r"\s+", " ", text.strip().rstrip(".")).casefold()
-    for candidate in (key, key[:-1] if key.endswith("s") else key, key.removesuffix("es"),
-                      key.replace(" ", ""), *_symbol_forms(key), key.split(" ")[-1].rstrip("s"),
-                      key[-1:]):
+    for candidate in (
+        key,
+        key[:-1] if key.endswith("s") else key,
+        key.removesuffix("es"),
+        key.replace(" ", ""),
+        *_symbol_forms(key),
+        key.split(" ")[-1].rstrip("s"),
+        key[-1:],
+    ):
         if candidate in table:
             return table[candidate]
         if candidate in _CURRENCY_FALLBACK:
@@ -124,8 +173,11 @@ def _symbol_forms(key: str) -> list[str]:
     forms = []
     if compact[:1] in _SYMBOL_NAMES and compact[1:].isalpha():
         country = _COUNTRY_ALIASES.get(compact[1:], compact[1:])
-        forms += [compact[0] + country, country + compact[0],
-                  *(name + key[1:] for name in _SYMBOL_NAMES[compact[0]])]
+        forms += [
+            compact[0] + country,
+            country + compact[0],
+            *(name + key[1:] for name in _SYMBOL_NAMES[compact[0]]),
+        ]
     head, _, country = key.partition(" ")
     if head.rstrip("s") in ("dollar", "euro") and country.isalpha():
         symbol = "$" if head.startswith("dollar") else "€"
@@ -136,8 +188,10 @@ def _symbol_forms(key: str) -> list[str]:
 
 def _currency_codes(sats) -> dict[str, str]:
     rows = sats.concept_keywords.filter(pl.col("concept").str.starts_with("currency_"))
-    return {k.casefold(): c.removeprefix("currency_").upper()
-            for c, k in rows.select("concept", "keyword").iter_rows()}
+    return {
+        k.casefold(): c.removeprefix("currency_").upper()
+        for c, k in rows.select("concept", "keyword").iter_rows()
+    }
 
 
 def _percentage(m, text, span, language, pattern, sats):
@@ -170,8 +224,12 @@ def _number(m, text, span, language, pattern, sats):
 def _duration(m, text, span, language, pattern, sats):
     unit = (_group(m, "unit") or "").lower()
     raw = (_group(m, "n") or "").lower().strip()
-    if raw in ("", "all", "full", "whole") or raw.startswith(("a ", "an ", "un")) and "half" \
-            not in raw or raw in ("a", "an", "une", "un", "una"):
+    if (
+        raw in ("", "all", "full", "whole")
+        or raw.startswith(("a ", "an ", "un"))
+        and "half" not in raw
+        or raw in ("a", "an", "une", "un", "una")
+    ):
         n = Decimal(1)
     elif "half" in raw or raw in ("medio", "media", "demi"):
         n = Decimal("0.5")
@@ -192,7 +250,7 @@ def _duration(m, text, span, language, pattern, sats):
 
 def _phone(m, text, span, language, pattern, sats):
     ext = _EXTENSION.search(text)
-    body = text[:ext.start()] if ext else text
+    body = text[: ext.start()] if ext else text
     # The national trunk prefix written as (0) after a country code is not dialled.
     digits = "".join(ch for ch in body.replace("(0)", "") if ch.isdigit())
     if not 7 <= len(digits) <= 16 or _NOT_PHONE.match(body.strip()):
@@ -211,7 +269,7 @@ def _iban(m, text, span, language, pattern, sats):
     # Only trailing groups of letters ("EUR", "BIC") may be dropped: trying every shorter
     # prefix would let one in 97 corrupted IBANs pass through a shorter, valid-looking prefix.
     while last > 0:
-        candidate = text[:groups[last - 1].end()]
+        candidate = text[: groups[last - 1].end()]
         compact = "".join(g.group() for g in groups[:last]).upper()
         if pattern.validator != "iban_mod97" and 15 <= len(compact) <= 34:
             return compact, (span[0], span[0] + len(candidate))
@@ -224,9 +282,14 @@ def _iban(m, text, span, language, pattern, sats):
 
 
 _PARSERS = {
-    "amount": _amount, "percentage": _percentage, "number": _number, "date": parse_date,
-    "duration": _duration, "phone": _phone, "iban": _iban,
-    "email": lambda m, t, s, *_: (t[:t.index("@")] + t[t.index("@"):].lower(), s),
+    "amount": _amount,
+    "percentage": _percentage,
+    "number": _number,
+    "date": parse_date,
+    "duration": _duration,
+    "phone": _phone,
+    "iban": _iban,
+    "email": lambda m, t, s, *_: (t[: t.index("@")] + t[t.index("@") :].lower(), s),
     "url": lambda m, t, s, *_: (t, s),
     "boolean": lambda m, t, s, *_: (not _NEGATION.search(t), s),
     "text": lambda m, t, s, *_: (t, s),

@@ -57,25 +57,36 @@ class Value:
     answer_type: str
 
 
-def _expand(pattern: str, rows: dict[str, dict], sats: Satellites, seen: tuple[str, ...],
-            concepts: dict[str, str]) -> str:
+def _expand(
+    pattern: str,
+    rows: dict[str, dict],
+    sats: Satellites,
+    seen: tuple[str, ...],
+    concepts: dict[str, str],
+) -> str:
     def replace(m: regex.Match) -> str:
         if m.group(1):
             return _keywords(sats, m.group(2), concepts)
         name = m.group(2)
         if name not in rows:
-            raise QuaestioError(f"answer_type_patterns row {seen[-1]!r}: <{name}> is not a "
-                                f"pattern_id of answer_type_patterns")
+            raise QuaestioError(
+                f"answer_type_patterns row {seen[-1]!r}: <{name}> is not a "
+                f"pattern_id of answer_type_patterns"
+            )
         if name in seen:
-            raise QuaestioError(f"answer_type_patterns row {seen[-1]!r}: <{name}> refers back "
-                                f"to itself ({' -> '.join(seen + (name,))})")
+            raise QuaestioError(
+                f"answer_type_patterns row {seen[-1]!r}: <{name}> refers back "
+                f"to itself ({' -> '.join(seen + (name,))})"
+            )
         return "(?:" + _expand(rows[name]["pattern"], rows, sats, seen + (name,), concepts) + ")"
+
     return _PLACEHOLDER.sub(replace, pattern)
 
 
 def _keywords(sats: Satellites, prefix: str, concepts: dict[str, str]) -> str:
-    rows = sats.concept_keywords.filter(pl.col("concept").str.starts_with(prefix)
-                                        & (pl.col("status") != "rejected"))
+    rows = sats.concept_keywords.filter(
+        pl.col("concept").str.starts_with(prefix) & (pl.col("status") != "rejected")
+    )
     parts = []
     for concept, keyword, match in rows.select("concept", "keyword", "match").iter_rows():
         concepts.setdefault(keyword.casefold(), concept)
@@ -102,6 +113,7 @@ def _trie(words: list[str]) -> str:
             return ""
         body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
         return f"(?:{body})?" if "" in node else body
+
     return emit(root)
 
 
@@ -117,12 +129,22 @@ def _compile_all(sats: Satellites) -> dict[str, list[Pattern]]:
         try:
             compiled = compile_pattern(source, regex.IGNORECASE)
         except regex.error as exc:
-            raise QuaestioError(f"answer_type_patterns row {pid!r} (pattern): does not compile "
-                                f"once its placeholders are expanded: {exc}") from exc
-        by_type.setdefault(row["answer_type"], []).append(Pattern(
-            pid, row["answer_type"], row["language"] or "*", compiled, row["validator"],
-            parsers.get(row["answer_type"]) or "none", concepts or None,
-            _branches(source) or (compiled,)))
+            raise QuaestioError(
+                f"answer_type_patterns row {pid!r} (pattern): does not compile "
+                f"once its placeholders are expanded: {exc}"
+            ) from exc
+        by_type.setdefault(row["answer_type"], []).append(
+            Pattern(
+                pid,
+                row["answer_type"],
+                row["language"] or "*",
+                compiled,
+                row["validator"],
+                parsers.get(row["answer_type"]) or "none",
+                concepts or None,
+                _branches(source) or (compiled,),
+            )
+        )
     return by_type
 
 
@@ -139,7 +161,7 @@ def _branches(source: str) -> tuple[regex.Pattern, ...]:
             in_class = ch != "]"
         elif ch == "[":
             in_class = True
-            i += 1 if source[i + 1:i + 2] != "]" else 2
+            i += 1 if source[i + 1 : i + 2] != "]" else 2
             continue
         elif ch == "(":
             depth += 1
@@ -165,8 +187,7 @@ def patterns_for(sats: Satellites, answer_type: str, language: str | None) -> tu
     key = (answer_type, language)
     if key not in cache:
         every = sats.cached("confirm_patterns_all", _compile_all).get(answer_type, [])
-        cache[key] = tuple(p for p in every
-                           if language is None or p.language in ("*", language))
+        cache[key] = tuple(p for p in every if language is None or p.language in ("*", language))
     return cache[key]
 
 
@@ -186,13 +207,21 @@ def _gate(sats: Satellites, patterns: tuple[Pattern, ...]) -> LiteralGate:
     gates = sats.cached("confirm_gates", lambda s: {})
     key = tuple(p.pattern_id for p in patterns)
     if key not in gates:
-        gates[key] = LiteralGate([_Branch(order, branch) for order, p in enumerate(patterns)
-                                  for branch in p.branches])
+        gates[key] = LiteralGate(
+            [_Branch(order, branch) for order, p in enumerate(patterns) for branch in p.branches]
+        )
     return gates[key]
 
 
-def scan(patterns: tuple[Pattern, ...], text: str, *, language: str | None, timeout: float,
-         sats: Satellites, warnings: list[str] | None = None) -> list[Value]:
+def scan(
+    patterns: tuple[Pattern, ...],
+    text: str,
+    *,
+    language: str | None,
+    timeout: float,
+    sats: Satellites,
+    warnings: list[str] | None = None,
+) -> list[Value]:
     """Every value the patterns find, parsed and validated; where matches of several rows
     overlap, the longest wins (then the earliest row). A long text is scanned in windows,
     each under `timeout` (`windows`), so a slow row loses only the windows it timed out in."""
@@ -207,13 +236,19 @@ def scan(patterns: tuple[Pattern, ...], text: str, *, language: str | None, time
             matches += found_here
             late += late_here
         if late:
-            where = "; skipped" if len(text) <= WINDOW else \
-                f" in {late} window(s) of {WINDOW} characters; those windows skipped"
-            message = (f"{WarningCode.W101_REGEX_TIMEOUT}: answer_type_patterns row "
-                       f"{pattern.pattern_id!r} exceeded {round(timeout * 1000)} ms{where}")
+            where = (
+                "; skipped"
+                if len(text) <= WINDOW
+                else f" in {late} window(s) of {WINDOW} characters; those windows skipped"
+            )
+            message = (
+                f"{WarningCode.W101_REGEX_TIMEOUT}: answer_type_patterns row "
+                f"{pattern.pattern_id!r} exceeded {round(timeout * 1000)} ms{where}"
+            )
             if warnings is None:
-                _warnings.warn(QuaestioWarning(WarningCode.W101_REGEX_TIMEOUT, message),
-                               stacklevel=3)
+                _warnings.warn(
+                    QuaestioWarning(WarningCode.W101_REGEX_TIMEOUT, message), stacklevel=3
+                )
             else:
                 warnings.append(message)
         for m in matches:
@@ -221,16 +256,28 @@ def scan(patterns: tuple[Pattern, ...], text: str, *, language: str | None, time
                 value, (start, end) = parse_value(pattern, m, language, sats)
             except Reject:
                 continue
-            found.append((start, end, order,
-                          Value(start, end, text[start:end], value, pattern.pattern_id,
-                                pattern.answer_type)))
+            found.append(
+                (
+                    start,
+                    end,
+                    order,
+                    Value(
+                        start, end, text[start:end], value, pattern.pattern_id, pattern.answer_type
+                    ),
+                )
+            )
     return longest_first(found)
 
 
-def find_values(text: str, answer_type: str, *, language: str | None = None,
-                satellites: Satellites | None = None,
-                warnings: list[str] | None = None,
-                reference_date: Any = None) -> list[Value]:
+def find_values(
+    text: str,
+    answer_type: str,
+    *,
+    language: str | None = None,
+    satellites: Satellites | None = None,
+    warnings: list[str] | None = None,
+    reference_date: Any = None,
+) -> list[Value]:
     """Every value of `answer_type` in `text`: span, matched text, parsed value, pattern id.
 
     Args:
@@ -263,8 +310,14 @@ def find_values(text: str, answer_type: str, *, language: str | None = None,
     if not isinstance(text, str):
         raise TypeError(f"find_values needs a str text, got {type(text).__name__}: {text!r:.80}")
     timeout = sats.defaults.regex_timeout_ms / 1000
-    values = scan(patterns_for(sats, answer_type, language), text, language=language,
-                  timeout=timeout, sats=sats, warnings=warnings)
+    values = scan(
+        patterns_for(sats, answer_type, language),
+        text,
+        language=language,
+        timeout=timeout,
+        sats=sats,
+        warnings=warnings,
+    )
     if reference_date is not None:
         from .dates import resolve_values
 

@@ -24,8 +24,13 @@ def iban_mod97(iban: str) -> bool:
     (True, False)
     """
     compact = "".join(iban.split()).upper()
-    if not (15 <= len(compact) <= 34 and compact[:2].isalpha() and compact[2:4].isdigit()
-            and compact.isalnum() and compact.isascii()):
+    if not (
+        15 <= len(compact) <= 34
+        and compact[:2].isalpha()
+        and compact[2:4].isdigit()
+        and compact.isalnum()
+        and compact.isascii()
+    ):
         return False
     digits = "".join(str(int(ch, 36)) for ch in compact[4:] + compact[:4])
     return int(digits) % 97 == 1

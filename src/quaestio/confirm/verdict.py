@@ -46,35 +46,56 @@ class Evidence:
         key = (rank if rank is not None else 1 << 30, -columns["confidence"][i])
         if self.best_key is None or key < self.best_key:
             self.best_key = key
-            self.best = {name: columns[name][i] for name in
-                         ("confidence", "value", "value_text", "chunk_id", "pattern_id")}
+            self.best = {
+                name: columns[name][i]
+                for name in ("confidence", "value", "value_text", "chunk_id", "pattern_id")
+            }
 
 
 def verdict_row(e: Evidence) -> dict:
     q = e.question
-    row = {"question_id": q.question_id, "answer_type": q.answer_type, "confidence": None,
-           "value": None, "value_text": None, "chunk_id": None, "pattern_id": None,
-           "n_passages": e.passages, "n_keyword_passages": e.keyword_passages,
-           "n_candidates": e.candidates, "warnings": e.warnings}
+    row = {
+        "question_id": q.question_id,
+        "answer_type": q.answer_type,
+        "confidence": None,
+        "value": None,
+        "value_text": None,
+        "chunk_id": None,
+        "pattern_id": None,
+        "n_passages": e.passages,
+        "n_keyword_passages": e.keyword_passages,
+        "n_candidates": e.candidates,
+        "warnings": e.warnings,
+    }
     if not e.confirmable:
-        why = "text answers are not confirmed by patterns" if q.answer_type == "text" else \
-            f"no answer_type_patterns rows for {q.answer_type!r}"
+        why = (
+            "text answers are not confirmed by patterns"
+            if q.answer_type == "text"
+            else f"no answer_type_patterns rows for {q.answer_type!r}"
+        )
         return {**row, "verdict": "skipped", "reason": why}
     if e.best is not None:
-        return {**row, **e.best, "verdict": "found",
-                "reason": f"{q.answer_type} value next to a keyword in {e.best['chunk_id']!r}"}
+        return {
+            **row,
+            **e.best,
+            "verdict": "found",
+            "reason": f"{q.answer_type} value next to a keyword in {e.best['chunk_id']!r}",
+        }
     if e.passages == 0:
         return {**row, "verdict": "no_evidence", "reason": "no passage retrieved"}
     if e.keyword_passages and not e.values and not e.warnings:
-        confidence = round(min(0.95, 1 - 0.5 ** e.keyword_passages), 4)
-        return {**row, "verdict": "not_found", "confidence": confidence,
-                "reason": f"keywords in {e.keyword_passages} of {e.passages} passage(s), "
-                          f"no {q.answer_type} value in any"}
+        confidence = round(min(0.95, 1 - 0.5**e.keyword_passages), 4)
+        return {
+            **row,
+            "verdict": "not_found",
+            "confidence": confidence,
+            "reason": f"keywords in {e.keyword_passages} of {e.passages} passage(s), "
+            f"no {q.answer_type} value in any",
+        }
     if e.warnings:
         why = "a pattern ran out of time, so a value may have been missed"
     elif not e.keyword_passages:
         why = f"no keyword of the question in the {e.passages} passage(s)"
     else:
-        why = (f"{e.values} {q.answer_type} value(s), none in the same {q.zone} "
-               f"as a keyword")
+        why = f"{e.values} {q.answer_type} value(s), none in the same {q.zone} as a keyword"
     return {**row, "verdict": "no_evidence", "reason": why}

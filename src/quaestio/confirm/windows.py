@@ -23,9 +23,14 @@ OVERLAP = 512
 _EDGE = 64  # a match ending this close to a window's end may have been cut by it
 
 
-def finditer_windows(pattern: regex.Pattern, text: str, timeout: float, *,
-                     window: int = WINDOW, overlap: int = OVERLAP
-                     ) -> tuple[list[regex.Match], int]:
+def finditer_windows(
+    pattern: regex.Pattern,
+    text: str,
+    timeout: float,
+    *,
+    window: int = WINDOW,
+    overlap: int = OVERLAP,
+) -> tuple[list[regex.Match], int]:
     """The matches of `pattern` in `text`, and the number of windows that ran out of time.
 
     Args:

@@ -22,7 +22,8 @@ _BREAKS = {
     "paragraph": regex.compile(r"\n[ \t]*(?:\r?\n[ \t]*)+|\n(?=[ \t]*#)"),
     "sentence": regex.compile(
         r"(?<=[.!?…])[\"'»”’)\]]*[ \t]+(?=[\"'«“‘(\[¿¡]?[\p{Lu}\d])|(?<=[.!?…:|])[ \t]*\r?\n"
-        r"|\n[ \t]*(?:\r?\n[ \t]*)+|\n(?=[ \t]*(?:[-*•|#>]|\d{1,3}[.)][ \t]))"),
+        r"|\n[ \t]*(?:\r?\n[ \t]*)+|\n(?=[ \t]*(?:[-*•|#>]|\d{1,3}[.)][ \t]))"
+    ),
 }
 
 
@@ -67,8 +68,13 @@ class KeywordMatcher:
             key = fold(text).casefold()
             self.weights[key] = max(weight, self.weights.get(key, 0.0))
             parts.append(f"(?:{text})" if is_regex else regex.escape(fold(text)))
-        self.pattern = regex.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)",
-                                     regex.IGNORECASE | regex.V0) if parts else None
+        self.pattern = (
+            regex.compile(
+                r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)", regex.IGNORECASE | regex.V0
+            )
+            if parts
+            else None
+        )
 
     def find(self, folded: str, timeout: float) -> tuple[list[tuple[int, int, str, float]], int]:
         """(start, end, text, weight) of each keyword occurrence, and the number of windows
@@ -76,8 +82,10 @@ class KeywordMatcher:
         if self.pattern is None:
             return [], 0
         matches, late = finditer_windows(self.pattern, folded, timeout)
-        return [(m.start(), m.end(), m.group(), self.weights.get(m.group().casefold(), 1.0))
-                for m in matches], late
+        return [
+            (m.start(), m.end(), m.group(), self.weights.get(m.group().casefold(), 1.0))
+            for m in matches
+        ], late
 
 
 def proximity_confidence(distance: int | None, weight: float) -> float:

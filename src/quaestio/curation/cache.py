@@ -23,9 +23,14 @@ def cache_folder(cache_dir: str | Path | None, model: str) -> Path:
     return Path(cache_dir or DEFAULT_CACHE) / "embeddings" / safe
 
 
-def embed_phrases(phrases: list[str], *, model: str = "all-MiniLM-L6-v2",
-                  cache_dir: str | Path | None = None, batch_size: int = 256,
-                  embedder=None) -> tuple[np.ndarray, int]:
+def embed_phrases(
+    phrases: list[str],
+    *,
+    model: str = "all-MiniLM-L6-v2",
+    cache_dir: str | Path | None = None,
+    batch_size: int = 256,
+    embedder=None,
+) -> tuple[np.ndarray, int]:
     """Normalised vectors for `phrases` (float32, one row each) and how many were encoded.
 
     Args:
@@ -43,8 +48,9 @@ def embed_phrases(phrases: list[str], *, model: str = "all-MiniLM-L6-v2",
             from ..retrieval.embeddings import get_embedder
 
             embedder = get_embedder(model)
-        vectors = np.asarray(embedder.encode_passages(missing, batch_size=batch_size),
-                             dtype=np.float32)
+        vectors = np.asarray(
+            embedder.encode_passages(missing, batch_size=batch_size), dtype=np.float32
+        )
         _write(folder, missing, vectors)
         # Use what the cache holds (float16), so a first run and a cached re-run agree.
         known.update(zip(missing, vectors.astype(np.float16)))

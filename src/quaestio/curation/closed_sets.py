@@ -37,21 +37,30 @@ def bundled_closed_set(name: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """
     data = resources.files("quaestio.satellites") / "data"
     files = {e.name for e in data.iterdir()}
-    available = sorted(n.split(".")[1] for n in files
-                       if n.startswith("concepts.") and n.count(".") == 2)
+    available = sorted(
+        n.split(".")[1] for n in files if n.startswith("concepts.") and n.count(".") == 2
+    )
     if f"concepts.{name}.csv" not in files:
         from ..errors import UnknownNameError
 
         raise UnknownNameError("bundled closed set", name, available)
-    read = [pl.read_csv((data / f"{t}.{name}.csv").open("rb"), infer_schema=False)
-            for t in ("concepts", "concept_keywords")]
+    read = [
+        pl.read_csv((data / f"{t}.{name}.csv").open("rb"), infer_schema=False)
+        for t in ("concepts", "concept_keywords")
+    ]
     return read[0], read[1]
 
 
-def load_closed_set(folder: str | Path, *, name: str, keywords: Any = None,
-                    concepts: Any = None, added_by: str | None = None,
-                    added_at: dt.date | str | None = None,
-                    source: str = "closed_set") -> Loaded:
+def load_closed_set(
+    folder: str | Path,
+    *,
+    name: str,
+    keywords: Any = None,
+    concepts: Any = None,
+    added_by: str | None = None,
+    added_at: dt.date | str | None = None,
+    source: str = "closed_set",
+) -> Loaded:
     """Validate a closed set's rows and write them as `*.NAME.csv` files into `folder`.
 
     Args:
@@ -75,8 +84,18 @@ def load_closed_set(folder: str | Path, *, name: str, keywords: Any = None,
     import regex
 
     if not regex.match(ID_PATTERN, name or ""):
-        raise SatelliteError([_case("closed set", None, None, "name", name,
-                                    "must be snake_case ASCII (a-z, 0-9, _)")])
+        raise SatelliteError(
+            [
+                _case(
+                    "closed set",
+                    None,
+                    None,
+                    "name",
+                    name,
+                    "must be snake_case ASCII (a-z, 0-9, _)",
+                )
+            ]
+        )
     for table in ("concept_keywords", "concepts"):
         require_table_files(folder, table)
     when, extra, labels, files = str(added_at or dt.date.today()), {}, {}, {}
@@ -85,28 +104,49 @@ def load_closed_set(folder: str | Path, *, name: str, keywords: Any = None,
             continue
         label, frame = _read(given, f"{table} rows")
         if table == "concept_keywords":
-            frame = _fill(frame, {"weight": "1.0", "status": "validated", "source": source,
-                                  "added_by": added_by, "added_at": when})
+            frame = _fill(
+                frame,
+                {
+                    "weight": "1.0",
+                    "status": "validated",
+                    "source": source,
+                    "added_by": added_by,
+                    "added_at": when,
+                },
+            )
         frame = frame.with_columns(pl.all().cast(pl.String))
         extra[table] = frame
         first = 2 if label.endswith(".csv") else 0
         labels[table] = (label, list(range(first, first + frame.height)))
         files[folder / f"{table}.{name}.csv"] = frame
     if not extra:
-        raise SatelliteError([_case("closed set", None, None, None, None,
-                                    "give keywords rows, concepts rows, or both")])
+        raise SatelliteError(
+            [
+                _case(
+                    "closed set",
+                    None,
+                    None,
+                    None,
+                    None,
+                    "give keywords rows, concepts rows, or both",
+                )
+            ]
+        )
     skip = {p.name for p in files}
     try:
         validate_with(folder, extra, skip=skip, labels=labels)
     except SatelliteError as exc:
         # The loader checks foreign keys only once every row is valid; name unknown concepts
         # in the same pass, so the analyst fixes the file once.
-        raise SatelliteError(exc.failure_cases + _unknown_concepts(folder, skip, extra, labels)
-                             ) from None
+        raise SatelliteError(
+            exc.failure_cases + _unknown_concepts(folder, skip, extra, labels)
+        ) from None
     written = write_atomically({p: ordered(f, p.name.split(".")[0]) for p, f in files.items()})
-    return Loaded(extra["concepts"].height if "concepts" in extra else 0,
-                  extra["concept_keywords"].height if "concept_keywords" in extra else 0,
-                  written)
+    return Loaded(
+        extra["concepts"].height if "concepts" in extra else 0,
+        extra["concept_keywords"].height if "concept_keywords" in extra else 0,
+        written,
+    )
 
 
 def _unknown_concepts(folder: Path, skip: set[str], extra: dict, labels: dict) -> list[dict]:
@@ -123,10 +163,18 @@ def _unknown_concepts(folder: Path, skip: set[str], extra: dict, labels: dict) -
     if "concepts" in extra:
         known |= set(extra["concepts"]["concept"].drop_nulls().to_list())
     label, rows = labels["concept_keywords"]
-    return [_case(label, "concept_keywords", rows[i], "concept", c,
-                  "unknown concept: not a row of concepts")
-            for i, c in enumerate(extra["concept_keywords"]["concept"].to_list())
-            if c and c not in known]
+    return [
+        _case(
+            label,
+            "concept_keywords",
+            rows[i],
+            "concept",
+            c,
+            "unknown concept: not a row of concepts",
+        )
+        for i, c in enumerate(extra["concept_keywords"]["concept"].to_list())
+        if c and c not in known
+    ]
 
 
 def _read(given: Any, what: str) -> tuple[str, pl.DataFrame]:
@@ -145,6 +193,7 @@ def _fill(frame: pl.DataFrame, defaults: dict[str, str | None]) -> pl.DataFrame:
         if column not in frame.columns:
             frame = frame.with_columns(pl.lit(value, pl.String).alias(column))
         else:
-            frame = frame.with_columns(pl.col(column).cast(pl.String).replace("", None)
-                                       .fill_null(value))
+            frame = frame.with_columns(
+                pl.col(column).cast(pl.String).replace("", None).fill_null(value)
+            )
     return frame

@@ -22,8 +22,9 @@ from .reports import as_polars
 TABLE_SUFFIXES = {".jsonl": "ndjson", ".ndjson": "ndjson", ".csv": "csv", ".parquet": "parquet"}
 
 
-def read_corpus(source: Any, sats: Satellites, *, text_column: str = "text",
-                language: str | None = None) -> pl.DataFrame:
+def read_corpus(
+    source: Any, sats: Satellites, *, text_column: str = "text", language: str | None = None
+) -> pl.DataFrame:
     """The corpus as a polars frame: doc_id, language, text (empty texts dropped).
 
     Args:
@@ -37,21 +38,24 @@ def read_corpus(source: Any, sats: Satellites, *, text_column: str = "text",
         if not path.is_file():
             raise FileNotFoundError(f"no such corpus file: {path}")
         fmt = TABLE_SUFFIXES[path.suffix.lower()]
-        frame = {"ndjson": pl.read_ndjson, "parquet": pl.read_parquet,
-                 "csv": lambda p: pl.read_csv(p, infer_schema=False)}[fmt](path)
+        frame = {
+            "ndjson": pl.read_ndjson,
+            "parquet": pl.read_parquet,
+            "csv": lambda p: pl.read_csv(p, infer_schema=False),
+        }[fmt](path)
         source = frame
     if isinstance(source, (str, Path, list, tuple)):
         from ..retrieval.sources import iter_documents
 
         docs = list(iter_documents(source))
-        frame = pl.DataFrame({"doc_id": [d.doc_id for d in docs],
-                              "text": [d.text for d in docs]},
-                             schema={"doc_id": pl.String, "text": pl.String})
+        frame = pl.DataFrame(
+            {"doc_id": [d.doc_id for d in docs], "text": [d.text for d in docs]},
+            schema={"doc_id": pl.String, "text": pl.String},
+        )
     else:
         frame = as_polars(source)
         if text_column not in frame.columns:
-            raise ValueError(f"the corpus needs a {text_column!r} column; it has "
-                             f"{frame.columns}")
+            raise ValueError(f"the corpus needs a {text_column!r} column; it has {frame.columns}")
         frame = frame.rename({text_column: "text"}) if text_column != "text" else frame
         if "doc_id" not in frame.columns:
             frame = frame.with_row_index("doc_id").with_columns(pl.col("doc_id").cast(pl.String))
@@ -60,8 +64,10 @@ def read_corpus(source: Any, sats: Satellites, *, text_column: str = "text",
     if language:
         langs = [language] * frame.height
     elif "language" in frame.columns:
-        langs = [lang or detect_language(t, sats) for lang, t in
-                 zip(frame["language"].to_list(), frame["text"].to_list())]
+        langs = [
+            lang or detect_language(t, sats)
+            for lang, t in zip(frame["language"].to_list(), frame["text"].to_list())
+        ]
     else:
         langs = [detect_language(t, sats) for t in frame["text"].to_list()]
     return frame.select("doc_id", pl.Series("language", langs, dtype=pl.String), "text")
@@ -69,7 +75,9 @@ def read_corpus(source: Any, sats: Satellites, *, text_column: str = "text",
 
 def _stopword_languages(sats: Satellites) -> dict[str, frozenset[str]]:
     index: dict[str, set[str]] = defaultdict(set)
-    for lang, word in sats.stopwords.filter(kind="function").select("language", "word").iter_rows():
+    for lang, word in (
+        sats.stopwords.filter(kind="function").select("language", "word").iter_rows()
+    ):
         index[fold(word)].add(lang)
     return {w: frozenset(v) for w, v in index.items()}
 
@@ -94,9 +102,9 @@ def detect_language(text: str, sats: Satellites, *, sample: int = 2000) -> str:
 class CorpusCoverage(NamedTuple):
     """How the dictionary's variants meet a corpus."""
 
-    variants: pl.DataFrame          # concept, language, keyword, occurrences, docs, doc_languages
-    absent: pl.DataFrame            # the variants with no occurrence
-    single_language: pl.DataFrame   # concept, found_in, missing_languages, occurrences
+    variants: pl.DataFrame  # concept, language, keyword, occurrences, docs, doc_languages
+    absent: pl.DataFrame  # the variants with no occurrence
+    single_language: pl.DataFrame  # concept, found_in, missing_languages, occurrences
 
 
 def corpus_coverage(corpus: Any, sats: Satellites, **read_options: Any) -> CorpusCoverage:
@@ -108,12 +116,15 @@ def corpus_coverage(corpus: Any, sats: Satellites, **read_options: Any) -> Corpu
     would need are missing there.
     """
     docs = corpus if _is_read(corpus) else read_corpus(corpus, sats, **read_options)
-    rows = sats.concept_keywords.filter(status="validated").select("concept", "language",
-                                                                   "keyword", "match")
+    rows = sats.concept_keywords.filter(status="validated").select(
+        "concept", "language", "keyword", "match"
+    )
     # A `match=cased` row (a code such as IS, AND, TO) is looked up in the case-kept form,
     # as the parser does: "is" and "and" in a text are not Iceland and Andorra.
-    keys = [(match == "cased", " " + _key(k, match == "cased") + " ")
-            for k, match in rows.select("keyword", "match").iter_rows()]
+    keys = [
+        (match == "cased", " " + _key(k, match == "cased") + " ")
+        for k, match in rows.select("keyword", "match").iter_rows()
+    ]
     automata = {cased: ahocorasick.Automaton() for cased in (False, True)}
     for cased, key in set(keys):
         if key.strip():
@@ -135,19 +146,28 @@ def corpus_coverage(corpus: Any, sats: Satellites, **read_options: Any) -> Corpu
     variants = rows.with_columns(
         pl.Series("occurrences", [occurrences[k] for k in keys], dtype=pl.Int64),
         pl.Series("docs", [len(in_docs[k]) for k in keys], dtype=pl.Int64),
-        pl.Series("doc_languages", [sorted(langs_of[k]) for k in keys],
-                  dtype=pl.List(pl.String)))
+        pl.Series("doc_languages", [sorted(langs_of[k]) for k in keys], dtype=pl.List(pl.String)),
+    )
     corpus_langs = set(docs["language"].unique().to_list())
-    found = (variants.filter(pl.col("occurrences") > 0).group_by("concept")
-             .agg(pl.col("doc_languages").explode().unique().sort().alias("found_in"),
-                  pl.col("occurrences").sum()))
-    single = (found.filter(pl.col("found_in").list.len() == 1)
-              .with_columns(pl.col("found_in").map_elements(
-                  lambda f: sorted(corpus_langs - set(f)), return_dtype=pl.List(pl.String))
-                  .alias("missing_languages"))
-              .filter(pl.col("missing_languages").list.len() > 0)
-              .select("concept", "found_in", "missing_languages", "occurrences")
-              .sort("occurrences", descending=True))
+    found = (
+        variants.filter(pl.col("occurrences") > 0)
+        .group_by("concept")
+        .agg(
+            pl.col("doc_languages").explode().unique().sort().alias("found_in"),
+            pl.col("occurrences").sum(),
+        )
+    )
+    single = (
+        found.filter(pl.col("found_in").list.len() == 1)
+        .with_columns(
+            pl.col("found_in")
+            .map_elements(lambda f: sorted(corpus_langs - set(f)), return_dtype=pl.List(pl.String))
+            .alias("missing_languages")
+        )
+        .filter(pl.col("missing_languages").list.len() > 0)
+        .select("concept", "found_in", "missing_languages", "occurrences")
+        .sort("occurrences", descending=True)
+    )
     return CorpusCoverage(variants, variants.filter(pl.col("occurrences") == 0), single)
 
 

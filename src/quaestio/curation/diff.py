@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import polars as pl
 
 from ..satellites import SPECS, TABLES, Satellites
 
-DIFF_SCHEMA = {"table": pl.String, "key": pl.String, "change": pl.String, "column": pl.String,
-               "old_value": pl.String, "new_value": pl.String}
+DIFF_SCHEMA = {
+    "table": pl.String,
+    "key": pl.String,
+    "change": pl.String,
+    "column": pl.String,
+    "old_value": pl.String,
+    "new_value": pl.String,
+}
 # Columns that differ on every run or every version whatever the dictionary says.
 VOLATILE = ("latency_ms", "satellites_version", "quaestio_version")
 
 
-def satellite_diff(old: Satellites, new: Satellites, *,
-                   tables: Iterable[str] | None = None) -> pl.DataFrame:
+def satellite_diff(
+    old: Satellites, new: Satellites, *, tables: Iterable[str] | None = None
+) -> pl.DataFrame:
     """Rows added, removed and changed between two versions of the satellite tables.
 
     Rows are matched on each table's key (e.g. concept, language, keyword for
@@ -37,19 +45,25 @@ def satellite_diff(old: Satellites, new: Satellites, *,
             label = " / ".join("" if rec[k] is None else str(rec[k]) for k in key)
             in_old, in_new = rec["__in"] is not None, rec["__in__new"] is not None
             if in_old and not in_new:
-                out.append(_line(name, label, "removed", None, _row_text(rec, value_cols, ""),
-                                 None))
+                out.append(
+                    _line(name, label, "removed", None, _row_text(rec, value_cols, ""), None)
+                )
             elif in_new and not in_old:
                 # A discovery the analyst rejected is remembered, not added to the parse.
-                change = "rejected" if rec.get("status__new", rec.get("status")) == \
-                    "rejected" else "added"
-                out.append(_line(name, label, change, None, None,
-                                 _row_text(rec, value_cols, "__new")))
+                change = (
+                    "rejected"
+                    if rec.get("status__new", rec.get("status")) == "rejected"
+                    else "added"
+                )
+                out.append(
+                    _line(name, label, change, None, None, _row_text(rec, value_cols, "__new"))
+                )
             else:
                 for col in value_cols:
                     if rec[col] != rec[col + "__new"]:
-                        out.append(_line(name, label, "changed", col, rec[col],
-                                         rec[col + "__new"]))
+                        out.append(
+                            _line(name, label, "changed", col, rec[col], rec[col + "__new"])
+                        )
     return pl.DataFrame(out, schema=DIFF_SCHEMA)
 
 
@@ -62,12 +76,24 @@ def _row_text(rec: dict, cols: list[str], suffix: str) -> str:
 
 
 def _line(table, key, change, column, old_value, new_value) -> dict[str, Any]:
-    return {"table": table, "key": key, "change": change, "column": column,
-            "old_value": old_value, "new_value": new_value}
+    return {
+        "table": table,
+        "key": key,
+        "change": change,
+        "column": column,
+        "old_value": old_value,
+        "new_value": new_value,
+    }
 
 
-def reparse_changes(questions: Any, old: Satellites, new: Satellites, *,
-                    columns: Iterable[str] | None = None, **parse_options: Any) -> pl.DataFrame:
+def reparse_changes(
+    questions: Any,
+    old: Satellites,
+    new: Satellites,
+    *,
+    columns: Iterable[str] | None = None,
+    **parse_options: Any,
+) -> pl.DataFrame:
     """Parse `questions` with both versions and list every column whose value changed.
 
     Args:
@@ -94,11 +120,24 @@ def reparse_changes(questions: Any, old: Satellites, new: Satellites, *,
         a, b = before[name].to_list(), after[name].to_list()
         for i, (x, y) in enumerate(zip(a, b)):
             if x != y:
-                out.append({"_pos": i, "question_id": before["question_id"][i],
-                            "original_question": before["original_question"][i],
-                            "column": name, "old_value": _cell(x), "new_value": _cell(y)})
-    schema = {"_pos": pl.Int64, "question_id": pl.String, "original_question": pl.String,
-              "column": pl.String, "old_value": pl.String, "new_value": pl.String}
+                out.append(
+                    {
+                        "_pos": i,
+                        "question_id": before["question_id"][i],
+                        "original_question": before["original_question"][i],
+                        "column": name,
+                        "old_value": _cell(x),
+                        "new_value": _cell(y),
+                    }
+                )
+    schema = {
+        "_pos": pl.Int64,
+        "question_id": pl.String,
+        "original_question": pl.String,
+        "column": pl.String,
+        "old_value": pl.String,
+        "new_value": pl.String,
+    }
     return pl.DataFrame(out, schema=schema).sort("_pos", maintain_order=True).drop("_pos")
 
 

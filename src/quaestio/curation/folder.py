@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import polars as pl
 
@@ -25,13 +26,28 @@ def require_table_files(folder: Path, table: str) -> None:
     """A folder that lacks a table gets it from the bundled defaults; writing one file of it
     there would silently hide every bundled row, so refuse instead."""
     if not folder.is_dir():
-        raise SatelliteError([_case(str(folder), table, None, None, str(folder),
-                                    "not a folder of satellite tables")])
+        raise SatelliteError(
+            [
+                _case(
+                    str(folder), table, None, None, str(folder), "not a folder of satellite tables"
+                )
+            ]
+        )
     if not any(_is_table_file(p, table) for p in folder.iterdir()):
-        raise SatelliteError([_case(str(folder), table, None, None, None,
-                                    f"the folder holds no {table} file, so its rows come from "
-                                    f"the bundled defaults; run `quaestio satellites export "
-                                    f"{folder}` first to start from a copy of them")])
+        raise SatelliteError(
+            [
+                _case(
+                    str(folder),
+                    table,
+                    None,
+                    None,
+                    None,
+                    f"the folder holds no {table} file, so its rows come from "
+                    f"the bundled defaults; run `quaestio satellites export "
+                    f"{folder}` first to start from a copy of them",
+                )
+            ]
+        )
 
 
 def _is_table_file(path: Path, table: str) -> bool:
@@ -48,9 +64,13 @@ def staged(folder: Path, skip: set[str] = frozenset()) -> Iterator[Path]:
         yield Path(tmp)
 
 
-def validate_with(folder: Path, extra: Mapping[str, pl.DataFrame], *,
-                  skip: set[str] = frozenset(),
-                  labels: Mapping[str, tuple[str, list[Any]]] | None = None) -> Satellites:
+def validate_with(
+    folder: Path,
+    extra: Mapping[str, pl.DataFrame],
+    *,
+    skip: set[str] = frozenset(),
+    labels: Mapping[str, tuple[str, list[Any]]] | None = None,
+) -> Satellites:
     """Load `folder` (minus `skip`) plus `extra` rows; failures name the real files.
 
     `labels[table] = (file label, row labels)` renames the failures of the extra rows of
@@ -75,7 +95,7 @@ def _relabel(case: dict, view: Path, folder: Path, labels: Mapping) -> dict:
             if case.get("row") is not None:
                 case["row"] = rows[case["row"]]
     elif source.startswith(str(view)):
-        case["source"] = str(folder) + source[len(str(view)):]
+        case["source"] = str(folder) + source[len(str(view)) :]
     return case
 
 
@@ -90,8 +110,14 @@ def _unique(cases: list[dict]) -> list[dict]:
 
 
 def _case(source, table, row, column, value, reason) -> dict[str, Any]:
-    return {"source": source, "table": table, "row": row, "column": column, "value": value,
-            "reason": reason}
+    return {
+        "source": source,
+        "table": table,
+        "row": row,
+        "column": column,
+        "value": value,
+        "reason": reason,
+    }
 
 
 def read_rows(path: Path) -> pl.DataFrame:

@@ -31,19 +31,34 @@ CONNECTORS: dict[str, frozenset[str]] = {
 # A term does not end in a past participle or an adverb ("gross profit increased", "revenue
 # primarily"): a tagger would say so; without one, English suffixes catch most of them.
 TRAILING: dict[str, regex.Pattern] = {
-    "en": regex.compile(r"^(?!(?:supply|family|assembly|anomaly|monopoly|july|italy|need|"
-                        r"speed|seed|feed|breed|weed|steed|greed|creed)$)\w{3,}(?:ed|ly)$"),
+    "en": regex.compile(
+        r"^(?!(?:supply|family|assembly|anomaly|monopoly|july|italy|need|"
+        r"speed|seed|feed|breed|weed|steed|greed|creed)$)\w{3,}(?:ed|ly)$"
+    ),
 }
 _SENTENCE = regex.compile(r"(?<=[.!?;:])\s+|\s*\n\s*")
 _JOINER = regex.compile(r"\s*|\s*[-‐‑–']\s*|’")
 
-PHRASE_SCHEMA = {"phrase": pl.String, "key": pl.String, "language": pl.String,
-                 "count": pl.Int64, "docs": pl.Int64, "examples": pl.List(pl.String)}
+PHRASE_SCHEMA = {
+    "phrase": pl.String,
+    "key": pl.String,
+    "language": pl.String,
+    "count": pl.Int64,
+    "docs": pl.Int64,
+    "examples": pl.List(pl.String),
+}
 
 
-def extract_phrases(corpus: Any, sats: Satellites, *, min_count: int = 2, max_tokens: int = 4,
-                    examples: int = 2, max_phrases: int | None = None,
-                    **read_options: Any) -> pl.DataFrame:
+def extract_phrases(
+    corpus: Any,
+    sats: Satellites,
+    *,
+    min_count: int = 2,
+    max_tokens: int = 4,
+    examples: int = 2,
+    max_phrases: int | None = None,
+    **read_options: Any,
+) -> pl.DataFrame:
     """Distinct multi-word phrases of a corpus, per language, most frequent first.
 
     Args:
@@ -67,8 +82,9 @@ def extract_phrases(corpus: Any, sats: Satellites, *, min_count: int = 2, max_to
     shown: dict[tuple[str, str], list[str]] = {}
     for doc_id, lang, text in docs.iter_rows():
         if lang not in stops:
-            stops[lang] = frozenset(fold(w) for w in sats.stopwords.filter(
-                language=lang)["word"].to_list())
+            stops[lang] = frozenset(
+                fold(w) for w in sats.stopwords.filter(language=lang)["word"].to_list()
+            )
         stop, joiners = stops[lang], CONNECTORS.get(lang, frozenset())
         trailing = TRAILING.get(lang)
         for sentence in _SENTENCE.split(text):
@@ -85,11 +101,17 @@ def extract_phrases(corpus: Any, sats: Satellites, *, min_count: int = 2, max_to
                 if len(seen) < examples and sentence.strip()[:240] not in seen:
                     seen.append(sentence.strip()[:240])
     kept = [k for k, n in counts.most_common(max_phrases) if n >= min_count]
-    return pl.DataFrame({
-        "phrase": [surfaces[k].most_common(1)[0][0] for k in kept],
-        "key": [k[1] for k in kept], "language": [k[0] for k in kept],
-        "count": [counts[k] for k in kept], "docs": [doc_count[k] for k in kept],
-        "examples": [shown[k] for k in kept]}, schema=PHRASE_SCHEMA)
+    return pl.DataFrame(
+        {
+            "phrase": [surfaces[k].most_common(1)[0][0] for k in kept],
+            "key": [k[1] for k in kept],
+            "language": [k[0] for k in kept],
+            "count": [counts[k] for k in kept],
+            "docs": [doc_count[k] for k in kept],
+            "examples": [shown[k] for k in kept],
+        },
+        schema=PHRASE_SCHEMA,
+    )
 
 
 def _phrases(sentence: str, stop: frozenset[str], joiners: frozenset[str], max_tokens: int):
@@ -99,7 +121,7 @@ def _phrases(sentence: str, stop: frozenset[str], joiners: frozenset[str], max_t
         word, folded = m.group(), fold(m.group())
         gap_ok = prev_end is None or _JOINER.fullmatch(sentence, prev_end, m.start())
         connector = folded in joiners
-        content = (not connector and folded not in stop and word.isalpha() and len(word) > 1)
+        content = not connector and folded not in stop and word.isalpha() and len(word) > 1
         if not gap_ok or not (content or connector):
             yield from _spans(sentence, run, max_tokens)
             run = []
@@ -117,7 +139,6 @@ def _spans(sentence: str, run: list, max_tokens: int):
         for j in range(i + 1, min(n, i + max_tokens)):
             if run[j][3]:
                 continue
-            if j > i + 1 and sum(1 for t in run[i + 1:j] if t[3]) > 1:
+            if j > i + 1 and sum(1 for t in run[i + 1 : j] if t[3]) > 1:
                 break
-            yield (sentence[run[i][1]:run[j][2]],
-                   " ".join(t[0] for t in run[i:j + 1]))
+            yield (sentence[run[i][1] : run[j][2]], " ".join(t[0] for t in run[i : j + 1]))

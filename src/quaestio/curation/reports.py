@@ -18,13 +18,13 @@ from ..satellites import Satellites, bundled_satellites
 class CoverageReport(NamedTuple):
     """The coverage of one `question_df` batch against one set of satellites."""
 
-    summary: pl.DataFrame      # metric, value
-    unmatched: pl.DataFrame    # question_id, original_question, language
-    never_hit: pl.DataFrame    # concept, doc_family, variants
-    ambiguous: pl.DataFrame    # text, candidates, chosen, method, questions
-    by_concept: pl.DataFrame   # concept, doc_family, questions, hit_rate
+    summary: pl.DataFrame  # metric, value
+    unmatched: pl.DataFrame  # question_id, original_question, language
+    never_hit: pl.DataFrame  # concept, doc_family, variants
+    ambiguous: pl.DataFrame  # text, candidates, chosen, method, questions
+    by_concept: pl.DataFrame  # concept, doc_family, questions, hit_rate
     by_language: pl.DataFrame  # language, questions, matched, hit_rate
-    by_family: pl.DataFrame    # doc_family, concepts, concepts_hit, questions, hit_rate
+    by_family: pl.DataFrame  # doc_family, concepts, concepts_hit, questions, hit_rate
 
 
 def as_polars(frame: Any) -> pl.DataFrame:
@@ -61,26 +61,37 @@ def coverage_report(question_df: Any, sats: Satellites | None = None) -> Coverag
     ok = qdf.filter(pl.col("error_code").is_null())
     n = ok.height
     concepts = sats.concepts.select("concept", pl.col("doc_family").fill_null("(none)"))
-    variants = (sats.concept_keywords.filter(status="validated").group_by("concept")
-                .len("variants"))
-    hits = (ok.select("question_id", "concepts").explode("concepts")
-            .drop_nulls("concepts").unique().group_by("concepts").len("questions")
-            .rename({"concepts": "concept"}))
-    by_concept = (concepts.join(hits, on="concept", how="left")
-                  .with_columns(pl.col("questions").fill_null(0).cast(pl.Int64))
-                  .with_columns(_rate(pl.col("questions"), n))
-                  .sort(["questions", "concept"], descending=[True, False]))
-    never_hit = (by_concept.filter(pl.col("questions") == 0).select("concept", "doc_family")
-                 .join(variants, on="concept", how="left")
-                 .with_columns(pl.col("variants").fill_null(0).cast(pl.Int64)))
+    variants = sats.concept_keywords.filter(status="validated").group_by("concept").len("variants")
+    hits = (
+        ok.select("question_id", "concepts")
+        .explode("concepts")
+        .drop_nulls("concepts")
+        .unique()
+        .group_by("concepts")
+        .len("questions")
+        .rename({"concepts": "concept"})
+    )
+    by_concept = (
+        concepts.join(hits, on="concept", how="left")
+        .with_columns(pl.col("questions").fill_null(0).cast(pl.Int64))
+        .with_columns(_rate(pl.col("questions"), n))
+        .sort(["questions", "concept"], descending=[True, False])
+    )
+    never_hit = (
+        by_concept.filter(pl.col("questions") == 0)
+        .select("concept", "doc_family")
+        .join(variants, on="concept", how="left")
+        .with_columns(pl.col("variants").fill_null(0).cast(pl.Int64))
+    )
     matched = pl.col("concepts").list.len() > 0
     unmatched = ok.filter(~matched).select("question_id", "original_question", "language")
-    by_language = (ok.group_by(pl.col("language").fill_null("(none)"))
-                   .agg(pl.len().alias("questions"), matched.sum().alias("matched"))
-                   .with_columns(pl.col("questions").cast(pl.Int64),
-                                 pl.col("matched").cast(pl.Int64))
-                   .with_columns((pl.col("matched") / pl.col("questions")).alias("hit_rate"))
-                   .sort("language"))
+    by_language = (
+        ok.group_by(pl.col("language").fill_null("(none)"))
+        .agg(pl.len().alias("questions"), matched.sum().alias("matched"))
+        .with_columns(pl.col("questions").cast(pl.Int64), pl.col("matched").cast(pl.Int64))
+        .with_columns((pl.col("matched") / pl.col("questions")).alias("hit_rate"))
+        .sort("language")
+    )
     return CoverageReport(
         summary=_summary(qdf.height, failed, n, unmatched.height, by_concept, sats),
         unmatched=unmatched,
@@ -96,46 +107,72 @@ def _rate(col: pl.Expr, n: int) -> pl.Expr:
     return (col / n if n else pl.lit(0.0)).cast(pl.Float64).alias("hit_rate")
 
 
-def _summary(total: int, failed: int, n: int, unmatched: int, by_concept: pl.DataFrame,
-             sats: Satellites) -> pl.DataFrame:
+def _summary(
+    total: int, failed: int, n: int, unmatched: int, by_concept: pl.DataFrame, sats: Satellites
+) -> pl.DataFrame:
     hit = by_concept.filter(pl.col("questions") > 0).height
-    rows = [("questions", total), ("error_rows", failed), ("parsed", n),
-            ("matched_a_concept", n - unmatched), ("matched_no_concept", unmatched),
-            ("question_hit_rate", (n - unmatched) / n if n else 0.0),
-            ("concepts", by_concept.height), ("concepts_hit", hit),
-            ("concepts_never_hit", by_concept.height - hit),
-            ("satellites_version", sats.version)]
+    rows = [
+        ("questions", total),
+        ("error_rows", failed),
+        ("parsed", n),
+        ("matched_a_concept", n - unmatched),
+        ("matched_no_concept", unmatched),
+        ("question_hit_rate", (n - unmatched) / n if n else 0.0),
+        ("concepts", by_concept.height),
+        ("concepts_hit", hit),
+        ("concepts_never_hit", by_concept.height - hit),
+        ("satellites_version", sats.version),
+    ]
     return pl.DataFrame({"metric": [r[0] for r in rows], "value": [str(r[1]) for r in rows]})
 
 
 def _ambiguous(ok: pl.DataFrame) -> pl.DataFrame:
-    amb = (ok.select("question_id", "ambiguous_keywords").explode("ambiguous_keywords")
-           .drop_nulls("ambiguous_keywords").unnest("ambiguous_keywords"))
+    amb = (
+        ok.select("question_id", "ambiguous_keywords")
+        .explode("ambiguous_keywords")
+        .drop_nulls("ambiguous_keywords")
+        .unnest("ambiguous_keywords")
+    )
     if amb.is_empty():
-        return pl.DataFrame(schema={"text": pl.String, "candidates": pl.List(pl.String),
-                                    "chosen": pl.String, "method": pl.String,
-                                    "questions": pl.Int64})
+        return pl.DataFrame(
+            schema={
+                "text": pl.String,
+                "candidates": pl.List(pl.String),
+                "chosen": pl.String,
+                "method": pl.String,
+                "questions": pl.Int64,
+            }
+        )
     # The same span may be resolved differently in different questions: one row per outcome.
-    return (amb.with_columns(pl.col("text").str.to_lowercase(),
-                             pl.col("candidates").list.sort())
-            .group_by("text", "candidates", "chosen", "method")
-            .agg(pl.col("question_id").n_unique().cast(pl.Int64).alias("questions"))
-            .sort(["questions", "text", "chosen"], descending=[True, False, False]))
+    return (
+        amb.with_columns(pl.col("text").str.to_lowercase(), pl.col("candidates").list.sort())
+        .group_by("text", "candidates", "chosen", "method")
+        .agg(pl.col("question_id").n_unique().cast(pl.Int64).alias("questions"))
+        .sort(["questions", "text", "chosen"], descending=[True, False, False])
+    )
 
 
-def _by_family(ok: pl.DataFrame, concepts: pl.DataFrame, by_concept: pl.DataFrame,
-               n: int) -> pl.DataFrame:
+def _by_family(
+    ok: pl.DataFrame, concepts: pl.DataFrame, by_concept: pl.DataFrame, n: int
+) -> pl.DataFrame:
     fam_of = dict(concepts.iter_rows())
-    per_question = (ok.select("question_id", "concepts").explode("concepts")
-                    .drop_nulls("concepts")
-                    .with_columns(pl.col("concepts").replace_strict(fam_of, default="(unknown)")
-                                  .alias("doc_family"))
-                    .group_by("doc_family").agg(pl.col("question_id").n_unique()
-                                                .cast(pl.Int64).alias("questions")))
+    per_question = (
+        ok.select("question_id", "concepts")
+        .explode("concepts")
+        .drop_nulls("concepts")
+        .with_columns(
+            pl.col("concepts").replace_strict(fam_of, default="(unknown)").alias("doc_family")
+        )
+        .group_by("doc_family")
+        .agg(pl.col("question_id").n_unique().cast(pl.Int64).alias("questions"))
+    )
     families = by_concept.group_by("doc_family").agg(
         pl.len().cast(pl.Int64).alias("concepts"),
-        (pl.col("questions") > 0).sum().cast(pl.Int64).alias("concepts_hit"))
-    return (families.join(per_question, on="doc_family", how="left")
-            .with_columns(pl.col("questions").fill_null(0))
-            .with_columns(_rate(pl.col("questions"), n))
-            .sort(["questions", "doc_family"], descending=[True, False]))
+        (pl.col("questions") > 0).sum().cast(pl.Int64).alias("concepts_hit"),
+    )
+    return (
+        families.join(per_question, on="doc_family", how="left")
+        .with_columns(pl.col("questions").fill_null(0))
+        .with_columns(_rate(pl.col("questions"), n))
+        .sort(["questions", "doc_family"], descending=[True, False])
+    )

@@ -27,13 +27,27 @@ import polars as pl
 from ..analysis.text import fold_phrase
 from ..errors import SatelliteError
 from ..satellites import load_satellites
-from .folder import (_case, ordered, read_rows, require_table_files, validate_with,
-                     write_atomically)
+from .folder import _case, ordered, read_rows, require_table_files, validate_with, write_atomically
 from .reports import as_polars
 
-REVIEW_COLUMNS = ("decision", "kind", "concept", "language", "keyword", "keyword_priority",
-                  "weight", "match", "proposed_concept", "cluster_id", "similarity",
-                  "nearest_keyword", "count", "docs", "cluster_concepts", "examples")
+REVIEW_COLUMNS = (
+    "decision",
+    "kind",
+    "concept",
+    "language",
+    "keyword",
+    "keyword_priority",
+    "weight",
+    "match",
+    "proposed_concept",
+    "cluster_id",
+    "similarity",
+    "nearest_keyword",
+    "count",
+    "docs",
+    "cluster_concepts",
+    "examples",
+)
 DISCOVERY_FILE = "concept_keywords.discovery.csv"
 REJECTED_FILE = Path("curation") / "rejected_phrases.csv"
 ACCEPT = {"accept", "accepted", "a", "yes", "y", "x"}
@@ -43,9 +57,9 @@ REJECT = {"reject", "rejected", "r", "no", "n"}
 class Admission(NamedTuple):
     """What `admit_candidates` wrote."""
 
-    admitted: pl.DataFrame   # the validated rows added to concept_keywords
-    rejected: pl.DataFrame   # rejections remembered (concept_keywords rows + phrases)
-    pending: int             # rows without a decision, left for later
+    admitted: pl.DataFrame  # the validated rows added to concept_keywords
+    rejected: pl.DataFrame  # rejections remembered (concept_keywords rows + phrases)
+    pending: int  # rows without a decision, left for later
     files: list[Path]
 
 
@@ -62,13 +76,20 @@ def rejected_phrases(folder: str | Path) -> set[tuple[str, str]]:
     frame = read_rows(Path(folder) / REJECTED_FILE)
     if frame.is_empty():
         return set()
-    return {(lang or "", fold_phrase(kw or "")) for lang, kw in
-            frame.select("language", "keyword").iter_rows()}
+    return {
+        (lang or "", fold_phrase(kw or ""))
+        for lang, kw in frame.select("language", "keyword").iter_rows()
+    }
 
 
-def admit_candidates(review: Any, folder: str | Path, *, added_by: str,
-                     added_at: dt.date | str | None = None,
-                     label: str | None = None) -> Admission:
+def admit_candidates(
+    review: Any,
+    folder: str | Path,
+    *,
+    added_by: str,
+    added_at: dt.date | str | None = None,
+    label: str | None = None,
+) -> Admission:
     """Validate the decided rows of a review file and write them into `folder`.
 
     Args:
@@ -96,8 +117,12 @@ def admit_candidates(review: Any, folder: str | Path, *, added_by: str,
     when = str(added_at or dt.date.today())
     missing = [c for c in ("decision", "concept", "language", "keyword") if c not in frame.columns]
     if missing:
-        raise SatelliteError([_case(label, "concept_keywords", None, c, None,
-                                    "required column is missing") for c in missing])
+        raise SatelliteError(
+            [
+                _case(label, "concept_keywords", None, c, None, "required column is missing")
+                for c in missing
+            ]
+        )
     frame = frame.with_columns(pl.col(c).cast(pl.String) for c in frame.columns)
     lines = list(range(2, frame.height + 2))  # as an editor numbers them; header is line 1
     current = load_satellites(folder)
@@ -110,30 +135,54 @@ def admit_candidates(review: Any, folder: str | Path, *, added_by: str,
             pending += 1
             continue
         if decision not in ACCEPT | REJECT:
-            failures.append(_case(label, "concept_keywords", line, "decision", rec["decision"],
-                                  "must be accept or reject (or empty: pending)"))
+            failures.append(
+                _case(
+                    label,
+                    "concept_keywords",
+                    line,
+                    "decision",
+                    rec["decision"],
+                    "must be accept or reject (or empty: pending)",
+                )
+            )
             continue
         concept = (rec.get("concept") or "").strip()
         if decision in REJECT and concept not in concepts:
-            phrases.append({"language": rec.get("language"), "keyword": rec.get("keyword"),
-                            "proposed_concept": rec.get("proposed_concept"),
-                            "cluster_id": rec.get("cluster_id"), "added_by": added_by,
-                            "added_at": when})
+            phrases.append(
+                {
+                    "language": rec.get("language"),
+                    "keyword": rec.get("keyword"),
+                    "proposed_concept": rec.get("proposed_concept"),
+                    "cluster_id": rec.get("cluster_id"),
+                    "added_by": added_by,
+                    "added_at": when,
+                }
+            )
             continue
         if decision in ACCEPT and concept and concept not in concepts:
-            failures.append(_case(label, "concept_keywords", line, "concept", concept,
-                                  "unknown concept: not a row of concepts; add the concept "
-                                  "first (quaestio satellites load)"))
+            failures.append(
+                _case(
+                    label,
+                    "concept_keywords",
+                    line,
+                    "concept",
+                    concept,
+                    "unknown concept: not a row of concepts; add the concept "
+                    "first (quaestio satellites load)",
+                )
+            )
             continue
         kw_rows.append(_keyword_row(rec, decision in ACCEPT, added_by, when))
         kw_lines.append(line)
-    new = ordered(pl.DataFrame(kw_rows, schema={k: pl.String for k in _KW_COLUMNS}),
-                  "concept_keywords")
+    new = ordered(
+        pl.DataFrame(kw_rows, schema={k: pl.String for k in _KW_COLUMNS}), "concept_keywords"
+    )
     failures += _folded_duplicates(new, kw_lines, label, current)
     target = folder / DISCOVERY_FILE
     try:
-        validate_with(folder, {"concept_keywords": new},
-                      labels={"concept_keywords": (label, kw_lines)})
+        validate_with(
+            folder, {"concept_keywords": new}, labels={"concept_keywords": (label, kw_lines)}
+        )
     except SatelliteError as exc:
         failures += exc.failure_cases
     if failures:
@@ -149,17 +198,29 @@ def admit_candidates(review: Any, folder: str | Path, *, added_by: str,
         files[side] = pl.concat([old, add], how="diagonal") if not old.is_empty() else add
     written = write_atomically(files) if (kw_rows or phrases) else []
     admitted = new.filter(pl.col("status") == "validated")
-    rejected = pl.concat([new.filter(pl.col("status") == "rejected").select("concept",
-                          "language", "keyword"),
-                          pl.DataFrame(phrases, schema={"language": pl.String,
-                                                        "keyword": pl.String})
-                          .with_columns(pl.lit(None, pl.String).alias("concept"))
-                          .select("concept", "language", "keyword")])
+    rejected = pl.concat(
+        [
+            new.filter(pl.col("status") == "rejected").select("concept", "language", "keyword"),
+            pl.DataFrame(phrases, schema={"language": pl.String, "keyword": pl.String})
+            .with_columns(pl.lit(None, pl.String).alias("concept"))
+            .select("concept", "language", "keyword"),
+        ]
+    )
     return Admission(admitted, rejected, pending, written)
 
 
-_KW_COLUMNS = ("concept", "language", "keyword", "keyword_priority", "weight", "match",
-               "status", "source", "added_by", "added_at")
+_KW_COLUMNS = (
+    "concept",
+    "language",
+    "keyword",
+    "keyword_priority",
+    "weight",
+    "match",
+    "status",
+    "source",
+    "added_by",
+    "added_at",
+)
 
 
 def _keyword_row(rec: dict, accepted: bool, who: str, when: str) -> dict[str, Any]:
@@ -171,27 +232,45 @@ def _keyword_row(rec: dict, accepted: bool, who: str, when: str) -> dict[str, An
     weight = val("weight")
     if not accepted and weight is None:
         weight = "1.0"  # a rejection needs no weight, but the schema asks for one
-    return {"concept": val("concept"), "language": val("language"), "keyword": val("keyword"),
-            "keyword_priority": val("keyword_priority", "secondary"), "weight": weight,
-            "match": val("match", "fuzzy"), "status": "validated" if accepted else "rejected",
-            "source": "discovery", "added_by": who, "added_at": when}
+    return {
+        "concept": val("concept"),
+        "language": val("language"),
+        "keyword": val("keyword"),
+        "keyword_priority": val("keyword_priority", "secondary"),
+        "weight": weight,
+        "match": val("match", "fuzzy"),
+        "status": "validated" if accepted else "rejected",
+        "source": "discovery",
+        "added_by": who,
+        "added_at": when,
+    }
 
 
 def _folded_duplicates(new: pl.DataFrame, lines: list[int], label: str, sats) -> list[dict]:
     """Keys differ only in case or accents: the parser would see the same keyword twice."""
     seen: dict[tuple, str] = {}
     for c, lang, kw, status in sats.concept_keywords.select(
-            "concept", "language", "keyword", "status").iter_rows():
+        "concept", "language", "keyword", "status"
+    ).iter_rows():
         seen[(c, lang, fold_phrase(kw))] = f"existing row ({status}) {kw!r}"
     failures = []
-    for line, (c, lang, kw) in zip(lines, new.select("concept", "language", "keyword")
-                                   .iter_rows()):
+    for line, (c, lang, kw) in zip(
+        lines, new.select("concept", "language", "keyword").iter_rows()
+    ):
         if not kw or not c:
             continue
         key = (c, lang, fold_phrase(kw))
         if key in seen:
-            failures.append(_case(label, "concept_keywords", line, "keyword", kw,
-                                  f"duplicate of {seen[key]} of {c}/{lang}"))
+            failures.append(
+                _case(
+                    label,
+                    "concept_keywords",
+                    line,
+                    "keyword",
+                    kw,
+                    f"duplicate of {seen[key]} of {c}/{lang}",
+                )
+            )
         else:
             seen[key] = f"line {line}"
     return failures

@@ -17,5 +17,11 @@ from __future__ import annotations
 from .batches import confirm, parse_questions, search
 from .plugin import PartitionFailed, QuaestioState, WorkerStateError
 
-__all__ = ["PartitionFailed", "QuaestioState", "WorkerStateError", "confirm",
-           "parse_questions", "search"]
+__all__ = [
+    "PartitionFailed",
+    "QuaestioState",
+    "WorkerStateError",
+    "confirm",
+    "parse_questions",
+    "search",
+]

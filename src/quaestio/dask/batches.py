@@ -10,7 +10,8 @@ partition's number.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pyarrow as pa
 
@@ -44,11 +45,19 @@ def _attempts(step: str, partition: int, retries: int, work: Callable[[], Any]):
             # Bad input (a QuaestioError names its row and column) fails the same way again.
             if attempt == retries or isinstance(exc, QuaestioError):
                 raise PartitionFailed(step, partition, attempt + 1, exc) from exc
-            time.sleep(min(0.1 * 2 ** attempt, 2.0))
+            time.sleep(min(0.1 * 2**attempt, 2.0))
 
 
-def parse_questions(questions, satellites=None, *, client=None, question_column: str = "question",
-                    id_column: str | None = None, retries: int = 2, **options: Any):
+def parse_questions(
+    questions,
+    satellites=None,
+    *,
+    client=None,
+    question_column: str = "question",
+    id_column: str | None = None,
+    retries: int = 2,
+    **options: Any,
+):
     """`quaestio.parse_questions` over a dask DataFrame: a lazy dask `question_df`.
 
     Args:
@@ -72,12 +81,22 @@ def parse_questions(questions, satellites=None, *, client=None, question_column:
         lengths = questions.map_partitions(len).compute().tolist()
         offsets = [sum(lengths[:i]) for i in range(len(lengths))]
     return questions.map_partitions(
-        _parse_partition, key, question_column, id_column, offsets, retries, options,
-        meta=_empty(QUESTION_SCHEMA), enforce_metadata=False, align_dataframes=False)
+        _parse_partition,
+        key,
+        question_column,
+        id_column,
+        offsets,
+        retries,
+        options,
+        meta=_empty(QUESTION_SCHEMA),
+        enforce_metadata=False,
+        align_dataframes=False,
+    )
 
 
-def _parse_partition(frame, key, question_column, id_column, offsets, retries, options,
-                     partition_info=None):
+def _parse_partition(
+    frame, key, question_column, id_column, offsets, retries, options, partition_info=None
+):
     import pandas as pd
 
     from ..analysis import parse_questions as parse
@@ -95,16 +114,31 @@ def _parse_partition(frame, key, question_column, id_column, offsets, retries, o
             batch = batch.assign(_qid=[f"q{start + i}" for i in range(len(batch))])
         elif ids is not None:
             batch = batch.assign(_qid=ids.astype(str).to_numpy())
-        out = parse(batch, state.satellites, question_column=question_column,
-                    id_column="_qid" if "_qid" in batch else None, as_="pandas", **options)
+        out = parse(
+            batch,
+            state.satellites,
+            question_column=question_column,
+            id_column="_qid" if "_qid" in batch else None,
+            as_="pandas",
+            **options,
+        )
         out.index = frame.index
         return out
 
     return _attempts("parse_questions", number, retries, work)
 
 
-def search(index, question_df, *, client=None, satellites=None, backend: str | None = None,
-           k: int = 10, retries: int = 2, **options: Any):
+def search(
+    index,
+    question_df,
+    *,
+    client=None,
+    satellites=None,
+    backend: str | None = None,
+    k: int = 10,
+    retries: int = 2,
+    **options: Any,
+):
     """`quaestio.retrieval.search` over a dask `question_df`: a lazy dask `hits_df`.
 
     Args:
@@ -128,8 +162,16 @@ def search(index, question_df, *, client=None, satellites=None, backend: str | N
         backend = "postgres" if _is_dsn(index) else None
     key = install(state, _client(client))
     return question_df.map_partitions(
-        _search_partition, key, backend, k, retries, options, meta=_empty(HITS_SCHEMA),
-        enforce_metadata=False, align_dataframes=False)
+        _search_partition,
+        key,
+        backend,
+        k,
+        retries,
+        options,
+        meta=_empty(HITS_SCHEMA),
+        enforce_metadata=False,
+        align_dataframes=False,
+    )
 
 
 def _search_partition(frame, key, backend, k, retries, options, partition_info=None):
@@ -141,14 +183,22 @@ def _search_partition(frame, key, backend, k, retries, options, partition_info=N
         state = state_for(key)
         name = backend or ("hybrid" if getattr(state.index, "embedding_model", None) else "bm25")
         records = pa.Table.from_pandas(frame, preserve_index=False).to_pylist()
-        return run(state.index, records, backend=name, k=k, satellites=state.satellites,
-                   as_="pandas", **options)
+        return run(
+            state.index,
+            records,
+            backend=name,
+            k=k,
+            satellites=state.satellites,
+            as_="pandas",
+            **options,
+        )
 
     return _attempts("search", number, retries, work)
 
 
-def confirm(question_df, hits_df, *, client=None, satellites=None, retries: int = 2,
-            **options: Any):
+def confirm(
+    question_df, hits_df, *, client=None, satellites=None, retries: int = 2, **options: Any
+):
     """`quaestio.confirm` over dask frames whose partitions match (hits of partition i are
     those of the questions of partition i, as `search` here returns them).
 
@@ -163,13 +213,25 @@ def confirm(question_df, hits_df, *, client=None, satellites=None, retries: int 
     from ..satellites import bundled_satellites
 
     if question_df.npartitions != hits_df.npartitions:
-        raise ValueError(f"question_df has {question_df.npartitions} partitions, hits_df "
-                         f"{hits_df.npartitions}: confirm pairs them partition by partition")
+        raise ValueError(
+            f"question_df has {question_df.npartitions} partitions, hits_df "
+            f"{hits_df.npartitions}: confirm pairs them partition by partition"
+        )
     key = install(QuaestioState(satellites or bundled_satellites()), _client(client))
-    frames = [question_df.map_partitions(
-        _confirm_partition, hits_df, key, part, retries, options, meta=_empty(schema),
-        enforce_metadata=False, align_dataframes=False)
-        for part, schema in ((0, ANSWER_SCHEMA), (1, VERDICT_SCHEMA))]
+    frames = [
+        question_df.map_partitions(
+            _confirm_partition,
+            hits_df,
+            key,
+            part,
+            retries,
+            options,
+            meta=_empty(schema),
+            enforce_metadata=False,
+            align_dataframes=False,
+        )
+        for part, schema in ((0, ANSWER_SCHEMA), (1, VERDICT_SCHEMA))
+    ]
     return Confirmation(*frames)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import QuaestioError
 
-_LOCAL: dict[str, "QuaestioState"] = {}
+_LOCAL: dict[str, QuaestioState] = {}
 
 
 class WorkerStateError(QuaestioError, RuntimeError):
@@ -28,16 +28,18 @@ class PartitionFailed(QuaestioError, RuntimeError):
     def __init__(self, step: str, partition: int, attempts: int, cause: BaseException | str):
         self.step, self.partition, self.attempts = step, partition, attempts
         self.cause = cause if isinstance(cause, str) else f"{type(cause).__name__}: {cause}"
-        super().__init__(f"{step}: partition {partition} failed after {attempts} attempt(s): "
-                         f"{self.cause}")
+        super().__init__(
+            f"{step}: partition {partition} failed after {attempts} attempt(s): {self.cause}"
+        )
 
     def __reduce__(self):  # travels from the worker to the client intact
         return (PartitionFailed, (self.step, self.partition, self.attempts, self.cause))
 
 
 def manifest_digest(manifest: dict) -> str:
-    return hashlib.sha256(json.dumps(manifest, sort_keys=True, default=str).encode()
-                          ).hexdigest()[:12]
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True, default=str).encode()).hexdigest()[
+        :12
+    ]
 
 
 class QuaestioState:
@@ -65,9 +67,12 @@ class QuaestioState:
 
             self.index_source = str(index)
             self.expected["index"] = manifest_digest(open_index(index).manifest)
-        self.key = "quaestio-" + hashlib.sha256(json.dumps(
-            [self.expected, str(index) if isinstance(index, str) else ""]).encode()
-        ).hexdigest()[:12]
+        self.key = (
+            "quaestio-"
+            + hashlib.sha256(
+                json.dumps([self.expected, str(index) if isinstance(index, str) else ""]).encode()
+            ).hexdigest()[:12]
+        )
         self.satellites = self.index = None
 
     def __getstate__(self) -> dict:
@@ -89,8 +94,10 @@ class QuaestioState:
             found["index"] = manifest_digest(self.index.manifest)
         wrong = {k: (v, found.get(k)) for k, v in self.expected.items() if found.get(k) != v}
         if wrong:
-            raise WorkerStateError("worker state differs from the client's: " + ", ".join(
-                f"{k} {got!r} instead of {want!r}" for k, (want, got) in wrong.items()))
+            raise WorkerStateError(
+                "worker state differs from the client's: "
+                + ", ".join(f"{k} {got!r} instead of {want!r}" for k, (want, got) in wrong.items())
+            )
         self.satellites = prepare(sats)
 
     def teardown(self, worker=None) -> None:
@@ -151,8 +158,10 @@ def state_for(key: str) -> QuaestioState:
     except (ImportError, ValueError, KeyError):
         if key in _LOCAL:
             return _LOCAL[key]
-        raise WorkerStateError(f"no quaestio state {key!r} on this worker; install it first "
-                               f"(quaestio.dask functions do) ") from None
+        raise WorkerStateError(
+            f"no quaestio state {key!r} on this worker; install it first "
+            f"(quaestio.dask functions do) "
+        ) from None
 
 
 def __getattr__(name: str):

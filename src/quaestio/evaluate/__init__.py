@@ -5,5 +5,12 @@ from .gold import GOLD_FIELDS, GoldField, read_gold
 from .metrics import Evaluation, evaluate
 from .retrieval import evaluate_retrieval
 
-__all__ = ["GOLD_FIELDS", "Evaluation", "GoldField", "evaluate", "evaluate_answers",
-           "evaluate_retrieval", "read_gold"]
+__all__ = [
+    "GOLD_FIELDS",
+    "Evaluation",
+    "GoldField",
+    "evaluate",
+    "evaluate_answers",
+    "evaluate_retrieval",
+    "read_gold",
+]

@@ -22,8 +22,9 @@ NO_ANSWER = frozenset({"none", "not_found", "∅", "-"})
 _NO_VALUE_VERDICTS = ("not_found", "no_evidence")
 
 
-def evaluate_answers(verdicts: Any, gold: Any, *, satellites: Satellites | None = None,
-                     as_: str = "pandas") -> Evaluation:
+def evaluate_answers(
+    verdicts: Any, gold: Any, *, satellites: Satellites | None = None, as_: str = "pandas"
+) -> Evaluation:
     """Score the verdicts of `quaestio.confirm.confirm` against the gold's `expected_value`.
 
     Args:
@@ -49,8 +50,10 @@ def evaluate_answers(verdicts: Any, gold: Any, *, satellites: Satellites | None 
     got = to_polars(verdicts)
     missing = {"question_id", "verdict", "value_text", "answer_type"} - set(got.columns)
     if missing:
-        raise ValueError(f"verdicts have no {', '.join(sorted(missing))} column(s): pass "
-                         "the `verdicts` frame of confirm()")
+        raise ValueError(
+            f"verdicts have no {', '.join(sorted(missing))} column(s): pass "
+            "the `verdicts` frame of confirm()"
+        )
     by_id = {row["question_id"]: row for row in got.iter_rows(named=True)}
 
     def typed(text: str, answer_type: str | None) -> Any:
@@ -81,25 +84,45 @@ def evaluate_answers(verdicts: Any, gold: Any, *, satellites: Satellites | None 
             mode = "missed_value"
         else:
             answer_type = verdict["answer_type"]
-            mode = (None if typed(verdict["value_text"], answer_type) == typed(want, answer_type)
-                    else "wrong_value")
+            mode = (
+                None
+                if typed(verdict["value_text"], answer_type) == typed(want, answer_type)
+                else "wrong_value"
+            )
         right_confirmed += found and mode is None
         correct += mode is None
-        confusion.append({"field": "expected_value",
-                          "expected": "none" if wants_none else "value",
-                          "got": "found (wrong)" if mode == "wrong_value" else outcome})
+        confusion.append(
+            {
+                "field": "expected_value",
+                "expected": "none" if wants_none else "value",
+                "got": "found (wrong)" if mode == "wrong_value" else outcome,
+            }
+        )
         if mode:
-            failures.append({"question_id": gold_row["question_id"],
-                             "question": gold_row["question"], "field": "expected_value",
-                             "expected": want,
-                             "got": (verdict or {}).get("value_text") or outcome,
-                             "failure_mode": mode})
+            failures.append(
+                {
+                    "question_id": gold_row["question_id"],
+                    "question": gold_row["question"],
+                    "field": "expected_value",
+                    "expected": want,
+                    "got": (verdict or {}).get("value_text") or outcome,
+                    "failure_mode": mode,
+                }
+            )
     n = rows.height
     precision = right_confirmed / confirmed if confirmed else None
     recall = (right_confirmed / expected_values) if expected_values else None
-    f1 = (2 * precision * recall / (precision + recall)
-          if precision and recall else None)
-    metrics = [{"field": "expected_value", "kind": "value", "n": n, "correct": correct,
-                "accuracy": correct / n if n else None, "precision": precision,
-                "recall": recall, "f1": f1}]
+    f1 = 2 * precision * recall / (precision + recall) if precision and recall else None
+    metrics = [
+        {
+            "field": "expected_value",
+            "kind": "value",
+            "n": n,
+            "correct": correct,
+            "accuracy": correct / n if n else None,
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+        }
+    ]
     return frames(metrics, confusion, failures, gold_df.height, as_)

@@ -51,23 +51,40 @@ def failure_mode(spec: GoldField, name: str, expected: Any, got: Any) -> str:
     return spec.failure
 
 
-def field_metrics(name: str, spec: GoldField, expected: list, got: list, ok: list[bool],
-                  counts: list[dict]) -> dict[str, Any]:
+def field_metrics(
+    name: str, spec: GoldField, expected: list, got: list, ok: list[bool], counts: list[dict]
+) -> dict[str, Any]:
     """Accuracy for every field; precision/recall/F1 where they mean something."""
     n = len(ok)
-    row: dict[str, Any] = {"field": name, "kind": spec.kind, "n": n, "correct": sum(ok),
-                           "accuracy": sum(ok) / n if n else None,
-                           "precision": None, "recall": None, "f1": None}
+    row: dict[str, Any] = {
+        "field": name,
+        "kind": spec.kind,
+        "n": n,
+        "correct": sum(ok),
+        "accuracy": sum(ok) / n if n else None,
+        "precision": None,
+        "recall": None,
+        "f1": None,
+    }
     if spec.kind == "flag":
         tp = sum(1 for e, g in zip(expected, got) if e and g)
-        row.update(_prf(tp, sum(1 for e, g in zip(expected, got) if g and not e),
-                        sum(1 for e, g in zip(expected, got) if e and not g)))
+        row.update(
+            _prf(
+                tp,
+                sum(1 for e, g in zip(expected, got) if g and not e),
+                sum(1 for e, g in zip(expected, got) if e and not g),
+            )
+        )
     elif spec.kind == "category" and n:
         # Macro average over the gold's labels, so rare types weigh as much as common ones.
-        scores = [_prf(sum(1 for e, g in zip(expected, got) if e == g == label),
-                       sum(1 for e, g in zip(expected, got) if g == label != e),
-                       sum(1 for e, g in zip(expected, got) if e == label != g))
-                  for label in sorted(set(expected))]
+        scores = [
+            _prf(
+                sum(1 for e, g in zip(expected, got) if e == g == label),
+                sum(1 for e, g in zip(expected, got) if g == label != e),
+                sum(1 for e, g in zip(expected, got) if e == label != g),
+            )
+            for label in sorted(set(expected))
+        ]
         for key in ("precision", "recall", "f1"):
             row[key] = sum(s[key] or 0.0 for s in scores) / len(scores)
     elif spec.kind in ("terms", "pages") and n:

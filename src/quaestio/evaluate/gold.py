@@ -47,13 +47,16 @@ def _enum(e) -> tuple[str, ...]:
 GOLD_FIELDS: dict[str, GoldField] = {
     "answer_type": GoldField("category", "answer_type", "wrong_type"),
     "answer_shape": GoldField("category", "answer_shape", "wrong_shape", _enum(AnswerShape)),
-    "decomposition_pattern": GoldField("category", "decomposition_pattern", "wrong_decomposition",
-                                       _enum(DecompositionPattern)),
+    "decomposition_pattern": GoldField(
+        "category", "decomposition_pattern", "wrong_decomposition", _enum(DecompositionPattern)
+    ),
     "layout_hint": GoldField("category", "layout_hint", "wrong_layout", _enum(LayoutHint)),
-    "detect_context": GoldField("category", "detect_context", "wrong_context",
-                                _enum(DetectContext)),
-    "answer_context": GoldField("category", "answer_context", "wrong_context",
-                                _enum(AnswerContext)),
+    "detect_context": GoldField(
+        "category", "detect_context", "wrong_context", _enum(DetectContext)
+    ),
+    "answer_context": GoldField(
+        "category", "answer_context", "wrong_context", _enum(AnswerContext)
+    ),
     "language": GoldField("category", "language", "wrong_language"),
     "needs_clarification": GoldField("flag", "suggested_clarification", "clarification"),
     "keywords": GoldField("terms", "keywords", "vocabulary_mismatch"),
@@ -84,8 +87,16 @@ def read_gold(source: Any, satellites: Satellites | None = None) -> pl.DataFrame
     failures: list[dict[str, Any]] = []
 
     def fail(row: int | None, column: str | None, value: Any, reason: str) -> None:
-        failures.append({"source": source_name, "table": "gold", "row": row,
-                         "column": column, "value": value, "reason": reason})
+        failures.append(
+            {
+                "source": source_name,
+                "table": "gold",
+                "row": row,
+                "column": column,
+                "value": value,
+                "reason": reason,
+            }
+        )
 
     if "question" not in frame.columns:
         fail(None, None, None, f"no 'question' column (columns: {', '.join(frame.columns)})")
@@ -94,8 +105,10 @@ def read_gold(source: Any, satellites: Satellites | None = None) -> pl.DataFrame
         close = difflib.get_close_matches(name, GOLD_FIELDS, n=1, cutoff=0.85)
         if name not in GOLD_FIELDS and close and name not in _ID_COLUMNS:
             fail(None, name, None, f"unknown gold column; did you mean {close[0]!r}?")
-    labels = {"answer_type": tuple(sats.answer_types["answer_type"]),
-              "concepts": tuple(sats.concepts["concept"])}
+    labels = {
+        "answer_type": tuple(sats.answer_types["answer_type"]),
+        "concepts": tuple(sats.concepts["concept"]),
+    }
     columns: dict[str, list[Any]] = {}
     for name in [c for c in frame.columns if c in GOLD_FIELDS]:
         spec = GOLD_FIELDS[name]
@@ -111,10 +124,13 @@ def read_gold(source: Any, satellites: Satellites | None = None) -> pl.DataFrame
     if failures:
         raise GoldError(failures)
     ids = next((c for c in _ID_COLUMNS if c in frame.columns), None)
-    question_id = (frame[ids].cast(pl.String) if ids
-                   else pl.Series([f"q{i}" for i in range(frame.height)]))
-    typed = frame.with_columns(question_id.alias("question_id"),
-                               *[pl.Series(n, v, strict=False) for n, v in columns.items()])
+    question_id = (
+        frame[ids].cast(pl.String) if ids else pl.Series([f"q{i}" for i in range(frame.height)])
+    )
+    typed = frame.with_columns(
+        question_id.alias("question_id"),
+        *[pl.Series(n, v, strict=False) for n, v in columns.items()],
+    )
     if ids == "id":
         typed = typed.drop("id")
     return typed.select("question_id", pl.exclude("question_id"))
@@ -140,8 +156,9 @@ def _load(source: Any) -> tuple[pl.DataFrame, str, int]:
         return pl.read_ndjson(path), str(path), 1
     if suffix in (".parquet", ".pq"):
         return pl.read_parquet(path), str(path), 0
-    raise ValueError(f"cannot tell the format of gold file {str(path)!r}: use .csv, .jsonl "
-                     "or .parquet")
+    raise ValueError(
+        f"cannot tell the format of gold file {str(path)!r}: use .csv, .jsonl or .parquet"
+    )
 
 
 def _read_cell(kind: str, raw: Any, allowed: tuple[str, ...] | None) -> Any:

@@ -13,10 +13,24 @@ from .fields import compare, failure_mode, field_metrics, observed
 from .gold import DOWNSTREAM_KINDS, GOLD_FIELDS, gold_fields, read_gold
 
 _S, _I, _F = pl.String, pl.Int64, pl.Float64
-METRIC_SCHEMA = {"field": _S, "kind": _S, "n": _I, "correct": _I, "accuracy": _F,
-                 "precision": _F, "recall": _F, "f1": _F}
-FAILURE_SCHEMA = {"question_id": _S, "question": _S, "field": _S, "expected": _S, "got": _S,
-                  "failure_mode": _S}
+METRIC_SCHEMA = {
+    "field": _S,
+    "kind": _S,
+    "n": _I,
+    "correct": _I,
+    "accuracy": _F,
+    "precision": _F,
+    "recall": _F,
+    "f1": _F,
+}
+FAILURE_SCHEMA = {
+    "question_id": _S,
+    "question": _S,
+    "field": _S,
+    "expected": _S,
+    "got": _S,
+    "failure_mode": _S,
+}
 
 
 class Evaluation(NamedTuple):
@@ -34,8 +48,9 @@ class Evaluation(NamedTuple):
     modes: Any
 
 
-def evaluate(question_df: Any, gold: Any, *, satellites: Satellites | None = None,
-             as_: str = "pandas") -> Evaluation:
+def evaluate(
+    question_df: Any, gold: Any, *, satellites: Satellites | None = None, as_: str = "pandas"
+) -> Evaluation:
     """Score `question_df` against `gold` for every gold field present.
 
     Args:
@@ -53,16 +68,18 @@ def evaluate(question_df: Any, gold: Any, *, satellites: Satellites | None = Non
     names = [n for n in gold_fields(gold_df) if GOLD_FIELDS[n].kind not in DOWNSTREAM_KINDS]
     parsed_columns = sorted({GOLD_FIELDS[n].column for n in names})
     # The parsed side is renamed so it never clashes with a gold column of the same name.
-    parsed = qdf.select(pl.col("question_id").alias("_qid"), pl.col("error_code").alias("_error"),
-                        *[pl.col(c).alias(f"_got_{c}") for c in parsed_columns],
-                        pl.lit(True).alias("_found"))
+    parsed = qdf.select(
+        pl.col("question_id").alias("_qid"),
+        pl.col("error_code").alias("_error"),
+        *[pl.col(c).alias(f"_got_{c}") for c in parsed_columns],
+        pl.lit(True).alias("_found"),
+    )
     joined = gold_df.join(parsed, left_on="question_id", right_on="_qid", how="left")
     metrics, confusion, failures = [], [], []
     for name in names:
         spec = GOLD_FIELDS[name]
         rows = joined.filter(pl.col(name).is_not_null())
-        got_values = observed(rows.select(pl.col(f"_got_{spec.column}").alias(spec.column)),
-                              name)
+        got_values = observed(rows.select(pl.col(f"_got_{spec.column}").alias(spec.column)), name)
         expected = rows[name].to_list()
         found, errors = rows["_found"].fill_null(False).to_list(), rows["_error"].to_list()
         ok, counts = [], []
@@ -72,35 +89,58 @@ def evaluate(question_df: Any, gold: Any, *, satellites: Satellites | None = Non
             ok.append(match)
             counts.append(count or {"tp": 0, "fp": 0, "fn": 0})
             if not match:
-                mode = ("missing_row" if not found[i] else "parse_error" if errors[i]
-                        else failure_mode(spec, name, want, got))
-                failures.append({"question_id": rows["question_id"][i],
-                                 "question": rows["question"][i], "field": name,
-                                 "expected": _show(want), "got": _show(got),
-                                 "failure_mode": mode})
+                mode = (
+                    "missing_row"
+                    if not found[i]
+                    else "parse_error"
+                    if errors[i]
+                    else failure_mode(spec, name, want, got)
+                )
+                failures.append(
+                    {
+                        "question_id": rows["question_id"][i],
+                        "question": rows["question"][i],
+                        "field": name,
+                        "expected": _show(want),
+                        "got": _show(got),
+                        "failure_mode": mode,
+                    }
+                )
         metrics.append(field_metrics(name, spec, expected, got_values, ok, counts))
         if spec.kind in ("category", "flag"):
-            confusion += [{"field": name, "expected": _show(e), "got": _show(g)}
-                          for e, g in zip(expected, got_values)]
+            confusion += [
+                {"field": name, "expected": _show(e), "got": _show(g)}
+                for e, g in zip(expected, got_values)
+            ]
     return frames(metrics, confusion, failures, gold_df.height, as_)
 
 
 def frames(metrics, confusion, failures, n_questions: int, as_: str) -> Evaluation:
     metrics_df = pl.DataFrame(metrics, schema=METRIC_SCHEMA)
-    confusion_df = (pl.DataFrame(confusion, schema={"field": _S, "expected": _S, "got": _S})
-                    .group_by("field", "expected", "got").len("count")
-                    .sort("field", "count", "expected", descending=[False, True, False]))
+    confusion_df = (
+        pl.DataFrame(confusion, schema={"field": _S, "expected": _S, "got": _S})
+        .group_by("field", "expected", "got")
+        .len("count")
+        .sort("field", "count", "expected", descending=[False, True, False])
+    )
     failures_df = pl.DataFrame(failures, schema=FAILURE_SCHEMA)
-    modes_df = (failures_df.group_by("failure_mode")
-                .agg(pl.len().alias("count"),
-                     pl.col("question_id").n_unique().alias("questions"),
-                     pl.col("field").unique().sort().str.join(", ").alias("fields"),
-                     pl.col("question").first().alias("example"))
-                .with_columns((pl.col("questions") / max(n_questions, 1)).alias("share"))
-                .sort("count", "failure_mode", descending=[True, False]))
+    modes_df = (
+        failures_df.group_by("failure_mode")
+        .agg(
+            pl.len().alias("count"),
+            pl.col("question_id").n_unique().alias("questions"),
+            pl.col("field").unique().sort().str.join(", ").alias("fields"),
+            pl.col("question").first().alias("example"),
+        )
+        .with_columns((pl.col("questions") / max(n_questions, 1)).alias("share"))
+        .sort("count", "failure_mode", descending=[True, False])
+    )
     rank = modes_df.select("failure_mode", pl.int_range(pl.len()).alias("_rank"))
-    failures_df = (failures_df.join(rank, on="failure_mode", how="left")
-                   .sort("_rank", "question_id", maintain_order=True).drop("_rank"))
+    failures_df = (
+        failures_df.join(rank, on="failure_mode", how="left")
+        .sort("_rank", "question_id", maintain_order=True)
+        .drop("_rank")
+    )
     frames = [metrics_df, confusion_df, failures_df, modes_df]
     if as_ == "polars":
         return Evaluation(*frames)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -19,14 +20,23 @@ from .gold import read_gold
 
 DEFAULT_KS = (5, 20, 50)
 LEVELS = ("chunk", "section", "doc")
-_RELEVANT = {"chunk": "relevant_chunk_ids", "section": "relevant_sections",
-             "doc": "relevant_doc_ids"}
+_RELEVANT = {
+    "chunk": "relevant_chunk_ids",
+    "section": "relevant_sections",
+    "doc": "relevant_doc_ids",
+}
 _ID_COLUMN = {"chunk": "chunk_id", "section": "breadcrumb", "doc": "doc_id"}
 
 
-def evaluate_retrieval(hits: Any, gold: Any, *, ks: Sequence[int] = DEFAULT_KS,
-                       level: str | None = None, satellites: Satellites | None = None,
-                       as_: str = "pandas"):
+def evaluate_retrieval(
+    hits: Any,
+    gold: Any,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    level: str | None = None,
+    satellites: Satellites | None = None,
+    as_: str = "pandas",
+):
     """Score ranked hits against the gold's relevant ids; one row per configuration.
 
     Args:
@@ -45,22 +55,29 @@ def evaluate_retrieval(hits: Any, gold: Any, *, ks: Sequence[int] = DEFAULT_KS,
     is not rewarded by being left out of the average.
     """
     gold_df = read_gold(gold, satellites)
-    level = level or next((name for name in LEVELS if _RELEVANT[name] in gold_df.columns),
-                          "chunk")
+    level = level or next((name for name in LEVELS if _RELEVANT[name] in gold_df.columns), "chunk")
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     relevant_column = _RELEVANT[level]
     if relevant_column not in gold_df.columns:
         raise ValueError(f"the gold has no {relevant_column!r} column")
-    relevant = {qid: set(ids) for qid, ids in
-                gold_df.select("question_id", relevant_column).drop_nulls().iter_rows()
-                if ids}
+    relevant = {
+        qid: set(ids)
+        for qid, ids in gold_df.select("question_id", relevant_column).drop_nulls().iter_rows()
+        if ids
+    }
     configurations = hits if isinstance(hits, Mapping) else {"hits": hits}
     if level == "section":
         relevant = {qid: {_fold_section(s) for s in ids} for qid, ids in relevant.items()}
-    rows = [{"configuration": name, "level": level, "questions": len(relevant),
-             **_scores(_ranked(frame, level, relevant), relevant, ks)}
-            for name, frame in configurations.items()]
+    rows = [
+        {
+            "configuration": name,
+            "level": level,
+            "questions": len(relevant),
+            **_scores(_ranked(frame, level, relevant), relevant, ks),
+        }
+        for name, frame in configurations.items()
+    ]
     out = pl.DataFrame(rows)
     if as_ == "polars":
         return out
@@ -77,18 +94,26 @@ def _ranked(hits: Any, level: str, relevant: dict[str, set[str]]) -> dict[str, l
     id_column = _ID_COLUMN[level]
     for column in ("question_id", id_column, "rank"):
         if column not in frame.columns:
-            raise ValueError(f"hits have no {column!r} column (columns: "
-                             f"{', '.join(frame.columns)})")
+            raise ValueError(
+                f"hits have no {column!r} column (columns: {', '.join(frame.columns)})"
+            )
     if level == "section":
         # A hit's id becomes the gold section its breadcrumb ends with, if any.
-        ids = [_section_of(_fold_section(crumb or ""), relevant.get(qid, ()))
-               for qid, crumb in frame.select("question_id", id_column).iter_rows()]
+        ids = [
+            _section_of(_fold_section(crumb or ""), relevant.get(qid, ()))
+            for qid, crumb in frame.select("question_id", id_column).iter_rows()
+        ]
         frame = frame.with_columns(pl.Series(id_column, ids, dtype=pl.String))
-    best = (frame.select("question_id", pl.col(id_column).alias("id"), "rank")
-            .group_by("question_id", "id").agg(pl.col("rank").min())
-            .sort("question_id", "rank", "id"))
-    return {qid: ids for qid, ids in
-            best.group_by("question_id", maintain_order=True).agg("id").iter_rows()}
+    best = (
+        frame.select("question_id", pl.col(id_column).alias("id"), "rank")
+        .group_by("question_id", "id")
+        .agg(pl.col("rank").min())
+        .sort("question_id", "rank", "id")
+    )
+    return {
+        qid: ids
+        for qid, ids in best.group_by("question_id", maintain_order=True).agg("id").iter_rows()
+    }
 
 
 def _fold_section(breadcrumb: str) -> str:
@@ -102,8 +127,9 @@ def _section_of(crumb: str, sections) -> str:
     return crumb
 
 
-def _scores(ranked: dict[str, list[str]], relevant: dict[str, set[str]],
-            ks: Sequence[int]) -> dict[str, float]:
+def _scores(
+    ranked: dict[str, list[str]], relevant: dict[str, set[str]], ks: Sequence[int]
+) -> dict[str, float]:
     totals = {f"recall@{k}": 0.0 for k in ks} | {"mrr": 0.0} | {f"ndcg@{k}": 0.0 for k in ks}
     for qid, wanted in relevant.items():
         ids = ranked.get(qid, [])

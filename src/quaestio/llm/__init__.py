@@ -16,5 +16,16 @@ from .config import LLMConfig, LLMConfigError, LLMUnavailableError, redact
 from .engine import LLM, as_llm
 from .prompt import PROMPT_VERSION
 
-__all__ = ["LLM", "LLMConfig", "LLMConfigError", "LLMUnavailableError", "LLMClient",
-           "Completion", "ReplyCache", "PROMPT_VERSION", "as_llm", "normalize", "redact"]
+__all__ = [
+    "LLM",
+    "LLMConfig",
+    "LLMConfigError",
+    "LLMUnavailableError",
+    "LLMClient",
+    "Completion",
+    "ReplyCache",
+    "PROMPT_VERSION",
+    "as_llm",
+    "normalize",
+    "redact",
+]

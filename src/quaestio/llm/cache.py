@@ -30,8 +30,12 @@ def normalize(question: str) -> str:
 
 def cache_key(model: str, prompt_version: str, question: str, context: object) -> str:
     digest = hashlib.sha256()
-    for part in (model, prompt_version, normalize(question),
-                 json.dumps(context, sort_keys=True, default=str, ensure_ascii=False)):
+    for part in (
+        model,
+        prompt_version,
+        normalize(question),
+        json.dumps(context, sort_keys=True, default=str, ensure_ascii=False),
+    ):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\x00")
     return digest.hexdigest()
 
@@ -47,9 +51,11 @@ class ReplyCache:
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, "
-                             "model TEXT, prompt_version TEXT, question TEXT, reply TEXT, "
-                             "created REAL)")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, "
+                "model TEXT, prompt_version TEXT, question TEXT, reply TEXT, "
+                "created REAL)"
+            )
         self.hits = self.misses = 0
 
     def get(self, key: str) -> str | None:
@@ -63,9 +69,10 @@ class ReplyCache:
 
     def put(self, key: str, model: str, prompt_version: str, question: str, reply: str) -> None:
         with self._lock, self._db:
-            self._db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
-                             (key, model, prompt_version, normalize(question), reply,
-                              time.time()))
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
+                (key, model, prompt_version, normalize(question), reply, time.time()),
+            )
 
     def __len__(self) -> int:
         with self._lock:

@@ -12,8 +12,9 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any, Generator
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -50,11 +51,16 @@ class LLMClient:
 
     def _kwargs(self) -> dict[str, Any]:
         c = self.config
-        return {"base_url": c.base_url, "api_key": c.api_key, "timeout": c.timeout,
-                "max_retries": 0}
+        return {
+            "base_url": c.base_url,
+            "api_key": c.api_key,
+            "timeout": c.timeout,
+            "max_retries": 0,
+        }
 
-    def complete(self, messages: list[dict], model: type[BaseModel], schema: dict,
-                 name: str = "analysis") -> Completion:
+    def complete(
+        self, messages: list[dict], model: type[BaseModel], schema: dict, name: str = "analysis"
+    ) -> Completion:
         if self._sync is None:
             from openai import OpenAI
 
@@ -87,8 +93,15 @@ class LLMClient:
         session.chat.completions  # imported lazily by the SDK: not in the first latency
         return session
 
-    async def acomplete(self, messages: list[dict], model: type[BaseModel], schema: dict,
-                        name: str = "analysis", *, session: Any = None) -> Completion:
+    async def acomplete(
+        self,
+        messages: list[dict],
+        model: type[BaseModel],
+        schema: dict,
+        name: str = "analysis",
+        *,
+        session: Any = None,
+    ) -> Completion:
         if session is None:
             session = self.async_session()
             try:
@@ -119,8 +132,9 @@ class LLMClient:
             self._sync.close()
             self._sync = None
 
-    def _conversation(self, messages: list[dict], model: type[BaseModel], schema: dict,
-                      name: str) -> Conversation:
+    def _conversation(
+        self, messages: list[dict], model: type[BaseModel], schema: dict, name: str
+    ) -> Conversation:
         c = self.config
         messages = list(messages)
         result = Completion(None, "")
@@ -128,8 +142,13 @@ class LLMClient:
         while True:
             # The schema goes in extra_body, sent as is: the SDK's typed-parameter transform
             # walks every node of it, which costs more than the rest of the request.
-            request = {"model": c.model, "messages": messages, "temperature": c.temperature,
-                       "max_tokens": c.max_tokens, "extra_body": {"response_format": self._response_format(schema, name)}}
+            request = {
+                "model": c.model,
+                "messages": messages,
+                "temperature": c.temperature,
+                "max_tokens": c.max_tokens,
+                "extra_body": {"response_format": self._response_format(schema, name)},
+            }
             result.attempts += 1
             response, exc = yield ("call", request)
             if exc is not None:
@@ -159,15 +178,22 @@ class LLMClient:
             if reasks >= c.reasks:
                 return self._fail(result, reason, error)
             reasks += 1
-            messages += [{"role": "assistant", "content": content},
-                         {"role": "user", "content": f"Your reply is not valid ({reason}): "
-                          f"{error}\nAnswer again with only the JSON object the schema asks "
-                          f"for, complete, with no other text."}]
+            messages += [
+                {"role": "assistant", "content": content},
+                {
+                    "role": "user",
+                    "content": f"Your reply is not valid ({reason}): "
+                    f"{error}\nAnswer again with only the JSON object the schema asks "
+                    f"for, complete, with no other text.",
+                },
+            ]
 
     def _response_format(self, schema: dict, name: str) -> dict:
         if self._format == "json_schema":
-            return {"type": "json_schema",
-                    "json_schema": {"name": name, "schema": schema, "strict": True}}
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": True},
+            }
         return {"type": "json_object"}
 
     def _classify(self, exc: BaseException, failures: int = 0) -> tuple[str, float | None]:
@@ -195,22 +221,27 @@ class LLMClient:
                 return "rate_limited", wait
             if status >= 500 or status == 408:
                 return "server_error", backoff
-            if (status in (400, 422) and self._format == "json_schema"
-                    and c.response_format == "auto"):
+            if (
+                status in (400, 422)
+                and self._format == "json_schema"
+                and c.response_format == "auto"
+            ):
                 return "unsupported_format", None
             return ("auth_error" if status in (401, 403) else f"http_{status}"), None
         return "bad_response", backoff  # e.g. a garbled envelope from a proxy: transient
 
     def _fail(self, result: Completion, reason: str, error: Any) -> Completion:
         result.status = f"fallback:{reason}"
-        text = (f"{type(error).__name__}: {error}" if isinstance(error, BaseException)
-                else str(error))
+        text = (
+            f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+        )
         result.error = self.config.redact(text)[:500]
         return result
 
 
-def _check(content: str, model: type[BaseModel], finish_reason: str | None
-           ) -> tuple[str | None, Any]:
+def _check(
+    content: str, model: type[BaseModel], finish_reason: str | None
+) -> tuple[str | None, Any]:
     """(None, reply) when `content` is a valid `model`, else (reason, error text)."""
     text = _json_part(content)
     try:
@@ -227,7 +258,7 @@ def _json_part(content: str) -> str:
     # JSON mode on small models often wraps the object in prose or a ``` fence.
     text = content.strip()
     start, end = text.find("{"), text.rfind("}")
-    return text[start:end + 1] if 0 <= start < end else text
+    return text[start : end + 1] if 0 <= start < end else text
 
 
 def _retry_after(headers: Any) -> float | None:

@@ -9,25 +9,39 @@ printed by `repr`, and is scrubbed from every message quaestio writes (`redact`)
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Callable, Collection, Literal
+from typing import Any, Literal
 
 from ..errors import QuaestioError
 
 Vocabulary = Collection[str] | Callable[[str], bool]
 ResponseFormat = Literal["auto", "json_schema", "json_object"]
 
-ENV = {"base_url": "QUAESTIO_LLM_BASE_URL", "api_key": "QUAESTIO_LLM_API_KEY",
-       "model": "QUAESTIO_LLM_MODEL", "cache_path": "QUAESTIO_LLM_CACHE",
-       "concurrency": "QUAESTIO_LLM_CONCURRENCY", "timeout": "QUAESTIO_LLM_TIMEOUT"}
+ENV = {
+    "base_url": "QUAESTIO_LLM_BASE_URL",
+    "api_key": "QUAESTIO_LLM_API_KEY",
+    "model": "QUAESTIO_LLM_MODEL",
+    "cache_path": "QUAESTIO_LLM_CACHE",
+    "concurrency": "QUAESTIO_LLM_CONCURRENCY",
+    "timeout": "QUAESTIO_LLM_TIMEOUT",
+}
 
 # knob → the `defaults` row that supplies it when neither an argument nor the environment does
-_FROM_DEFAULTS = {"timeout": "llm_timeout_s", "max_retries": "llm_max_retries",
-                  "reasks": "llm_reasks", "backoff": "llm_backoff_s",
-                  "retry_after_max": "llm_retry_after_max_s", "concurrency": "llm_concurrency",
-                  "temperature": "llm_temperature", "rewrites": "llm_rewrites",
-                  "max_candidates": "llm_max_candidates", "rewrite_weight": "weight_llm_rewrite",
-                  "rewrite_language": "llm_rewrite_language", "max_tokens": "llm_max_tokens"}
+_FROM_DEFAULTS = {
+    "timeout": "llm_timeout_s",
+    "max_retries": "llm_max_retries",
+    "reasks": "llm_reasks",
+    "backoff": "llm_backoff_s",
+    "retry_after_max": "llm_retry_after_max_s",
+    "concurrency": "llm_concurrency",
+    "temperature": "llm_temperature",
+    "rewrites": "llm_rewrites",
+    "max_candidates": "llm_max_candidates",
+    "rewrite_weight": "weight_llm_rewrite",
+    "rewrite_language": "llm_rewrite_language",
+    "max_tokens": "llm_max_tokens",
+}
 
 
 class LLMConfigError(QuaestioError, ValueError):
@@ -38,8 +52,10 @@ class LLMUnavailableError(QuaestioError, ImportError):
     """The LLM mode was asked for but its client library (openai) is not installed."""
 
     def __init__(self) -> None:
-        super().__init__("the LLM mode needs the openai package; install it with: "
-                         "pip install 'quaestio[llm]' (from a checkout: pip install '.[llm]')")
+        super().__init__(
+            "the LLM mode needs the openai package; install it with: "
+            "pip install 'quaestio[llm]' (from a checkout: pip install '.[llm]')"
+        )
 
 
 def require_client_library() -> None:
@@ -113,14 +129,18 @@ class LLMConfig:
         if missing:
             raise LLMConfigError(
                 f"LLM mode needs {' and '.join(missing)}: pass them (base_url=..., model=...) "
-                f"or set {', '.join(ENV[n] for n in missing)}")
+                f"or set {', '.join(ENV[n] for n in missing)}"
+            )
         return self
 
     def resolved(self, defaults: Any) -> LLMConfig:
         """A copy with every unset knob taken from the satellites' `Defaults`."""
         self.require()
-        filled = {n: getattr(defaults, key) for n, key in _FROM_DEFAULTS.items()
-                  if getattr(self, n) is None}
+        filled = {
+            n: getattr(defaults, key)
+            for n, key in _FROM_DEFAULTS.items()
+            if getattr(self, n) is None
+        }
         if self.api_key is None:
             filled["api_key"] = os.environ.get(ENV["api_key"]) or "not-needed"
         if self.vocabulary is not None and not callable(self.vocabulary):

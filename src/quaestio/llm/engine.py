@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from ..satellites import Satellites, bundled_satellites
 from .cache import ReplyCache, cache_key
@@ -46,8 +47,13 @@ class LLM:
     server turned out to support. It never touches the network until a question is parsed.
     """
 
-    def __init__(self, config: LLMConfig | None = None, *, satellites: Satellites | None = None,
-                 **overrides: Any):
+    def __init__(
+        self,
+        config: LLMConfig | None = None,
+        *,
+        satellites: Satellites | None = None,
+        **overrides: Any,
+    ):
         base = config if config is not None else LLMConfig.from_env()
         base = replace(base, **{k: v for k, v in overrides.items() if v is not None})
         base.require()  # before loading any table: a missing URL is the likelier mistake
@@ -65,22 +71,32 @@ class LLM:
         c = self.config
         names = candidates(draft, c.max_candidates)
         sats = draft.sats
-        schema = json_schema(Analysis, analysis_enums(
-            sats.answer_types["answer_type"].to_list(), allowed_shapes(sats), names))
-        msgs = messages(draft, offline, names, rewrites=c.rewrites,
-                        rewrite_language=c.rewrite_language)
-        options = {k: draft.options.get(k) for k in ("language", "toc", "scope", "context",
-                                                      "parties")}
-        key = cache_key(c.model, PROMPT_VERSION, draft.original,
-                        [sats.version, names, draft.language, options, c.rewrites,
-                         c.rewrite_language])
+        schema = json_schema(
+            Analysis,
+            analysis_enums(
+                sats.answer_types["answer_type"].to_list(), allowed_shapes(sats), names
+            ),
+        )
+        msgs = messages(
+            draft, offline, names, rewrites=c.rewrites, rewrite_language=c.rewrite_language
+        )
+        options = {
+            k: draft.options.get(k) for k in ("language", "toc", "scope", "context", "parties")
+        }
+        key = cache_key(
+            c.model,
+            PROMPT_VERSION,
+            draft.original,
+            [sats.version, names, draft.language, options, c.rewrites, c.rewrite_language],
+        )
         return Prepared(draft, started, offline, names, msgs, schema, key)
 
     def parse_draft(self, draft: Any, started: float, finish: Finish) -> dict:
         """The finished record of one question whose offline steps have run."""
         job = self.prepare(draft, started, finish)
-        result = self._from_cache(job) or self._store(job, self.client.complete(
-            job.messages, Analysis, job.schema))
+        result = self._from_cache(job) or self._store(
+            job, self.client.complete(job.messages, Analysis, job.schema)
+        )
         return self.finish(job, result, finish)
 
     def finish(self, job: Prepared, result: Completion, finish: Finish) -> dict:
@@ -94,23 +110,35 @@ class LLM:
                 apply(job.draft, checked, self.config.rewrite_weight, job.offline)
                 record = finish(job.draft, job.started)
             except Exception as exc:  # a reply the checks did not foresee never costs the row
-                result = replace(result, reply=None, status="fallback:merge_error",
-                                 error=self.config.redact(f"{type(exc).__name__}: {exc}"))
+                result = replace(
+                    result,
+                    reply=None,
+                    status="fallback:merge_error",
+                    error=self.config.redact(f"{type(exc).__name__}: {exc}"),
+                )
                 record = job.offline
             if job.draft.options.get("llm_corrected") and result.ok:
                 record["corrected_question"] = job.draft.options["llm_corrected"]
-        provenance(record, result, self.config.model, used=result.ok,
-                   started_ms=job.offline.get("latency_ms") or 0.0, secret=self.config.api_key)
+        provenance(
+            record,
+            result,
+            self.config.model,
+            used=result.ok,
+            started_ms=job.offline.get("latency_ms") or 0.0,
+            secret=self.config.api_key,
+        )
         return record
 
     # -- batches --------------------------------------------------------------------------
-    def parse_drafts(self, items: list[tuple[Any, float]], finish: Finish, *,
-                     progress: bool | None = None) -> list[dict]:
+    def parse_drafts(
+        self, items: list[tuple[Any, float]], finish: Finish, *, progress: bool | None = None
+    ) -> list[dict]:
         """Records for many drafts, calls running concurrently (`concurrency`), in order."""
         return run_sync(self._gather(items, finish, _bar(len(items), progress)))
 
-    async def _gather(self, items: list[tuple[Any, float]], finish: Finish,
-                      bar: Any) -> list[dict]:
+    async def _gather(
+        self, items: list[tuple[Any, float]], finish: Finish, bar: Any
+    ) -> list[dict]:
         limit = asyncio.Semaphore(max(1, self.config.concurrency))
         inflight: dict[str, asyncio.Future] = {}
         session = self.client.async_session()
@@ -127,15 +155,26 @@ class LLM:
                 elif result is None:
                     mine = inflight[job.key] = asyncio.get_running_loop().create_future()
                     try:
-                        result = self._store(job, await self.client.acomplete(
-                            job.messages, Analysis, job.schema, session=session))
+                        result = self._store(
+                            job,
+                            await self.client.acomplete(
+                                job.messages, Analysis, job.schema, session=session
+                            ),
+                        )
                     finally:
                         mine.set_result(result)
             if shared is not None:  # the same question is on its way: wait outside the slot
                 first = await shared
-                result = _shared(first) if first is not None else self._store(
-                    job, await self.client.acomplete(job.messages, Analysis, job.schema,
-                                                     session=session))
+                result = (
+                    _shared(first)
+                    if first is not None
+                    else self._store(
+                        job,
+                        await self.client.acomplete(
+                            job.messages, Analysis, job.schema, session=session
+                        ),
+                    )
+                )
             record = self.finish(job, result, finish)
             if bar is not None:
                 bar.update(1)
@@ -162,8 +201,13 @@ class LLM:
 
     def _store(self, job: Prepared, result: Completion) -> Completion:
         if self.cache is not None and result.ok:
-            self.cache.put(job.key, self.config.model, PROMPT_VERSION, job.draft.original,
-                           result.reply.model_dump_json())
+            self.cache.put(
+                job.key,
+                self.config.model,
+                PROMPT_VERSION,
+                job.draft.original,
+                result.reply.model_dump_json(),
+            )
         return result
 
     def hypothetical_passages(self, question: str, n: int = 3, **options: Any) -> list[str]:
@@ -172,8 +216,9 @@ class LLM:
 
         return hypothetical_passages(question, n, llm=self, **options)
 
-    def rewrite_query(self, question: str, domain_hint: str | None = None,
-                      **options: Any) -> list[str]:
+    def rewrite_query(
+        self, question: str, domain_hint: str | None = None, **options: Any
+    ) -> list[str]:
         """See `quaestio.llm.helpers.rewrite_query`."""
         from .helpers import rewrite_query
 

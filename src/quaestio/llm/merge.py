@@ -21,8 +21,13 @@ from .client import Completion
 from .validate import W_FALLBACK, Checked
 
 _HINTS = ("pages_hint", "toc_section_hint", "layout_hint", "document_version", "need_summary")
-_FAMILIES = ("decomposition_pattern", "sub_questions", "conditional_filter",
-             "ambiguity_reason", "suggested_clarification")
+_FAMILIES = (
+    "decomposition_pattern",
+    "sub_questions",
+    "conditional_filter",
+    "ambiguity_reason",
+    "suggested_clarification",
+)
 
 
 def apply(draft: Draft, checked: Checked, weight: float, offline: dict[str, Any]) -> None:
@@ -45,8 +50,14 @@ def apply(draft: Draft, checked: Checked, weight: float, offline: dict[str, Any]
     if "corrected_question" in values:
         _corrections(draft, values["corrected_question"])
     for term, n in checked.rewrite_terms:
-        draft.add_keyword(term, weight, KeywordSource.LLM_REWRITE, rule_id=f"llm_rewrite:{n}",
-                          language=draft.language, semantic_group=f"llm_rewrite:{n}")
+        draft.add_keyword(
+            term,
+            weight,
+            KeywordSource.LLM_REWRITE,
+            rule_id=f"llm_rewrite:{n}",
+            language=draft.language,
+            semantic_group=f"llm_rewrite:{n}",
+        )
     draft.warnings += checked.warnings
     dispatch_plan(draft)
 
@@ -64,8 +75,9 @@ def _scope(draft: Draft, values: dict[str, Any]) -> None:
         # The offline value may come from the caller, which always wins; fill only gaps.
         if values.get(name) is not None and cols.get(name) is None:
             cols[name] = values[name]
-            origins.append({"name": name[6:], "value": values[name].isoformat(),
-                            "origin": "question"})
+            origins.append(
+                {"name": name[6:], "value": values[name].isoformat(), "origin": "question"}
+            )
             draft.fire(f"llm:{name}")
     parties = list(cols.get("scope_parties") or [])
     for party in values.get("scope_parties") or ():
@@ -93,8 +105,11 @@ def _concepts(draft: Draft, chosen: list[str]) -> bool:
     if final == draft.concepts:
         return False
     draft.fire("llm:concepts")
-    draft.keywords = [k for k in draft.keywords if k["source"] != KeywordSource.EXPERT_DICTIONARY
-                      or k["concept"] in final]
+    draft.keywords = [
+        k
+        for k in draft.keywords
+        if k["source"] != KeywordSource.EXPERT_DICTIONARY or k["concept"] in final
+    ]
     present = {k["concept"] for k in draft.keywords if k.get("concept")}
     spans = {a.chosen: (a.span_start, a.span_end, fold(a.text)) for a in draft.ambiguous}
     for concept in final:
@@ -106,18 +121,32 @@ def _concepts(draft: Draft, chosen: list[str]) -> bool:
 
 def _variants(draft: Draft, concept: str, span: tuple[int, int, str] | None) -> list[dict]:
     index, lang = dictionary_index(draft.sats), draft.language
-    entries = sorted((index.entries[i] for i in index.by_concept.get(concept, ())),
-                     key=lambda e: (e.language not in (lang, "*"), e.priority != "primary",
-                                    -e.weight, e.keyword))
+    entries = sorted(
+        (index.entries[i] for i in index.by_concept.get(concept, ())),
+        key=lambda e: (
+            e.language not in (lang, "*"),
+            e.priority != "primary",
+            -e.weight,
+            e.keyword,
+        ),
+    )
     out = []
     for e in entries:
         here = span is not None and " ".join(t.folded for t in tokenize(e.keyword)) == span[2]
-        out.append({"text": e.keyword, "weight": e.weight,
-                    "source": KeywordSource.EXPERT_DICTIONARY,
-                    "span_start": span[0] if here else None, "span_end": span[1] if here else None,
-                    "rule_id": f"concept_keywords:{e.concept}/{e.language}/{e.keyword}",
-                    "concept": e.concept, "language": e.language,
-                    "keyword_priority": e.priority, "semantic_group": e.concept})
+        out.append(
+            {
+                "text": e.keyword,
+                "weight": e.weight,
+                "source": KeywordSource.EXPERT_DICTIONARY,
+                "span_start": span[0] if here else None,
+                "span_end": span[1] if here else None,
+                "rule_id": f"concept_keywords:{e.concept}/{e.language}/{e.keyword}",
+                "concept": e.concept,
+                "language": e.language,
+                "keyword_priority": e.priority,
+                "semantic_group": e.concept,
+            }
+        )
         if here:
             span = None  # one keyword carries the span
     return out
@@ -134,23 +163,40 @@ def _corrections(draft: Draft, corrected: str) -> None:
     for i, (a, b) in enumerate(zip(old, new)):
         if a.folded != b.folded and i not in draft.corrections and a.is_word:
             draft.corrections[i] = SpellingCorrection(
-                original=a.text, corrected=b.text, span_start=a.start, span_end=a.end,
-                distance=Levenshtein.distance(a.folded, b.folded), vocabulary="llm")
+                original=a.text,
+                corrected=b.text,
+                span_start=a.start,
+                span_end=a.end,
+                distance=Levenshtein.distance(a.folded, b.folded),
+                vocabulary="llm",
+            )
             draft.fire("llm:corrected_question")
 
 
-def provenance(record: dict[str, Any], result: Completion, model: str, *, used: bool,
-               started_ms: float, secret: str | None = None) -> None:
+def provenance(
+    record: dict[str, Any],
+    result: Completion,
+    model: str,
+    *,
+    used: bool,
+    started_ms: float,
+    secret: str | None = None,
+) -> None:
     """Stamp the LLM columns of a finished record; scrub `secret` (the API key) from it,
     should a hostile server echo it into a value."""
-    record.update(parser_mode="llm" if used else "rules", llm_model=model,
-                  llm_status=result.status, llm_tokens_in=result.tokens_in,
-                  llm_tokens_out=result.tokens_out,
-                  latency_ms=started_ms + result.latency_ms)
+    record.update(
+        parser_mode="llm" if used else "rules",
+        llm_model=model,
+        llm_status=result.status,
+        llm_tokens_in=result.tokens_in,
+        llm_tokens_out=result.tokens_out,
+        latency_ms=started_ms + result.latency_ms,
+    )
     if not used:
         record["warnings"] = list(record.get("warnings") or []) + [
             f"{W_FALLBACK} llm {result.status} after {result.attempts} request(s); offline "
-            f"values kept" + (f": {result.error}" if result.error else "")]
+            f"values kept" + (f": {result.error}" if result.error else "")
+        ]
     if secret and len(secret) >= 4 and secret != "not-needed":
         for name, value in record.items():
             record[name] = _scrub(value, secret)

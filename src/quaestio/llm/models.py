@@ -10,15 +10,20 @@ JSON mode and weak servers do not enforce the schema.
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..types import DecompositionPattern, LayoutHint
 
-AMBIGUITY_REASONS = ("deictic_reference", "ambiguous_concept", "missing_object", "too_broad",
-                     "too_short")
+AMBIGUITY_REASONS = (
+    "deictic_reference",
+    "ambiguous_concept",
+    "missing_object",
+    "too_broad",
+    "too_short",
+)
 
 
 class _Reply(BaseModel):
@@ -28,14 +33,29 @@ class _Reply(BaseModel):
 
 # Bounds on the lists, sent in the schema: a small model under a grammar can otherwise
 # keep appending items until it runs out of tokens.
-MAX_ITEMS = {"rewrites": 5, "pages_hint": 20, "scope_parties": 10, "sub_questions": 6,
-             "passages": 10}
+MAX_ITEMS = {
+    "rewrites": 5,
+    "pages_hint": 20,
+    "scope_parties": 10,
+    "sub_questions": 6,
+    "passages": 10,
+}
 # Likewise for strings (of a field, or of a list's items): small models fall into
 # repetition loops inside a string, which only a length bound in the grammar stops.
-MAX_LENGTH = {"corrected_question": 1000, "rewrites": 160, "sub_questions": 300,
-              "conditional_filter": 300, "suggested_clarification": 300,
-              "toc_section_hint": 200, "document_version": 60, "scope_parties": 100,
-              "scope_date_from": 10, "scope_date_to": 10, "passages": 600, "concept": 100}
+MAX_LENGTH = {
+    "corrected_question": 1000,
+    "rewrites": 160,
+    "sub_questions": 300,
+    "conditional_filter": 300,
+    "suggested_clarification": 300,
+    "toc_section_hint": 200,
+    "document_version": 60,
+    "scope_parties": 100,
+    "scope_date_from": 10,
+    "scope_date_to": 10,
+    "passages": 600,
+    "concept": 100,
+}
 
 
 class Analysis(_Reply):
@@ -99,16 +119,20 @@ class Passages(_Reply):
     passages: list[str]
 
 
-def json_schema(model: type[BaseModel], enums: dict[str, list[str]] | None = None,
-                nullable_enums: frozenset[str] = frozenset(("ambiguity_reason",))) -> dict:
+def json_schema(
+    model: type[BaseModel],
+    enums: dict[str, list[str]] | None = None,
+    nullable_enums: frozenset[str] = frozenset(("ambiguity_reason",)),
+) -> dict:
     """A strict JSON schema of `model` (all keys required, no extras), with `enums[field]`
     restricting a string field or the items of a list field to the registry's values."""
     schema = copy.deepcopy(_strict_schema(model))
     for name, values in (enums or {}).items():
         prop = schema["properties"][name]
         if prop.get("type") == "array":
-            prop["items"] = {"type": "string", "enum": list(values)} if values else {
-                "type": "string"}
+            prop["items"] = (
+                {"type": "string", "enum": list(values)} if values else {"type": "string"}
+            )
             # each value at most once; an empty enum is invalid JSON Schema: no item instead
             prop["maxItems"] = len(values)
         elif name in nullable_enums:
@@ -120,7 +144,7 @@ def json_schema(model: type[BaseModel], enums: dict[str, list[str]] | None = Non
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def _strict_schema(model: type[BaseModel]) -> dict:
     schema = model.model_json_schema()  # ~5 ms: once per model, not once per question
     _strict(schema)
@@ -152,9 +176,14 @@ def _bound_strings(prop: dict, length: int) -> None:
             node["maxLength"] = length
 
 
-def analysis_enums(answer_types: list[str], answer_shapes: list[str],
-                   candidates: list[str]) -> dict[str, list[str]]:
-    return {"answer_type": answer_types, "answer_shape": answer_shapes, "concepts": candidates,
-            "layout_hint": [v.value for v in LayoutHint],
-            "decomposition_pattern": [v.value for v in DecompositionPattern],
-            "ambiguity_reason": list(AMBIGUITY_REASONS)}
+def analysis_enums(
+    answer_types: list[str], answer_shapes: list[str], candidates: list[str]
+) -> dict[str, list[str]]:
+    return {
+        "answer_type": answer_types,
+        "answer_shape": answer_shapes,
+        "concepts": candidates,
+        "layout_hint": [v.value for v in LayoutHint],
+        "decomposition_pattern": [v.value for v in DecompositionPattern],
+        "ambiguity_reason": list(AMBIGUITY_REASONS),
+    }

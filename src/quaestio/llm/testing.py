@@ -25,9 +25,10 @@ import re
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["FakeLLMServer", "Reply", "Request", "analysis_responder"]
 
@@ -86,8 +87,9 @@ class Reply:
         return cls(content=json.dumps(obj), **kw)
 
     @classmethod
-    def error(cls, status: int, *, retry_after: float | None = None, message: str = "error",
-              **kw: Any) -> Reply:
+    def error(
+        cls, status: int, *, retry_after: float | None = None, message: str = "error", **kw: Any
+    ) -> Reply:
         headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
         body = json.dumps({"error": {"message": message, "type": "fake", "code": status}})
         return cls(status=status, headers=headers, body=body.encode(), **kw)
@@ -126,8 +128,14 @@ Responder = Callable[[Request], Reply]
 class FakeLLMServer:
     """An OpenAI-compatible `/v1/chat/completions` endpoint on 127.0.0.1, in a thread."""
 
-    def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
-                 json_schema: bool = True, model: str = "fake-model"):
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency: float = 0.0,
+        json_schema: bool = True,
+        model: str = "fake-model",
+    ):
         self.responder = responder or analysis_responder()
         self.latency = latency
         self.json_schema = json_schema  # False: reject json_schema like servers without it
@@ -161,8 +169,9 @@ class FakeLLMServer:
     def start(self) -> FakeLLMServer:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = _Server(("127.0.0.1", 0), handler)
-        threading.Thread(target=self._httpd.serve_forever, daemon=True,
-                         kwargs={"poll_interval": 0.05}).start()
+        threading.Thread(
+            target=self._httpd.serve_forever, daemon=True, kwargs={"poll_interval": 0.05}
+        ).start()
         return self
 
     def stop(self) -> None:
@@ -245,7 +254,6 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:  # the client gave up (timeout): nothing left to answer
             self.close_connection = True
 
-
     def _stream(self, body: dict[str, Any], reply: Reply) -> None:
         """`stream: true`: the reply as `chat.completion.chunk` events, then `[DONE]`; with
         `stream_options.include_usage`, a last chunk carries the token counts."""
@@ -279,38 +287,66 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\s*\S+\s*", text) or [text]
 
 
-def _chunk(fake: FakeLLMServer, body: dict[str, Any], delta: dict[str, Any] | None,
-           finish_reason: str | None, usage: dict[str, Any] | None = None) -> dict[str, Any]:
-    choices = [] if delta is None else [{"index": 0, "delta": delta,
-                                         "finish_reason": finish_reason, "logprobs": None}]
-    return {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
-            "created": int(time.time()), "model": body.get("model") or fake.model,
-            "choices": choices, "usage": usage}
+def _chunk(
+    fake: FakeLLMServer,
+    body: dict[str, Any],
+    delta: dict[str, Any] | None,
+    finish_reason: str | None,
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    choices = (
+        []
+        if delta is None
+        else [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}]
+    )
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": body.get("model") or fake.model,
+        "choices": choices,
+        "usage": usage,
+    }
 
 
 def _completion(fake: FakeLLMServer, body: dict[str, Any], reply: Reply) -> bytes:
     prompt = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
     out = len(reply.content or reply.refusal or "")
     message = {"role": "assistant", "content": reply.content, "refusal": reply.refusal}
-    return json.dumps({
-        "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-        "model": body.get("model") or fake.model,
-        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason,
-                     "logprobs": None}],
-        # about four characters per token, like the usual tokenizers on English
-        "usage": {"prompt_tokens": prompt // 4 + 1, "completion_tokens": out // 4 + 1,
-                  "total_tokens": prompt // 4 + out // 4 + 2},
-    }).encode()
+    return json.dumps(
+        {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or fake.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": reply.finish_reason,
+                    "logprobs": None,
+                }
+            ],
+            # about four characters per token, like the usual tokenizers on English
+            "usage": {
+                "prompt_tokens": prompt // 4 + 1,
+                "completion_tokens": out // 4 + 1,
+                "total_tokens": prompt // 4 + out // 4 + 2,
+            },
+        }
+    ).encode()
 
 
-def analysis_responder(overrides: dict[str, Any] | Callable[[Request], dict[str, Any]]
-                       | None = None) -> Responder:
+def analysis_responder(
+    overrides: dict[str, Any] | Callable[[Request], dict[str, Any]] | None = None,
+) -> Responder:
     """Answer the consolidated quaestio prompt with the offline values it carries.
 
     `overrides` (a dict, or a function of the request returning one) replaces fields of the
     answer, e.g. {"answer_type": "date"}. Other requests (the per-concern helpers) get the
     smallest reply their JSON schema accepts, plus the overrides.
     """
+
     def respond(request: Request) -> Reply:
         payload = request.payload
         if "offline" in payload:
@@ -318,7 +354,7 @@ def analysis_responder(overrides: dict[str, Any] | Callable[[Request], dict[str,
             answer.setdefault("corrected_question", payload.get("question"))
             answer["rewrites"] = []
         else:
-            schema = ((request.body.get("response_format") or {}).get("json_schema") or {})
+            schema = (request.body.get("response_format") or {}).get("json_schema") or {}
             answer = _minimal(schema.get("schema") or {}, payload.get("question") or "") or {}
         extra = overrides(request) if callable(overrides) else (overrides or {})
         answer.update(extra)
@@ -336,8 +372,7 @@ def _minimal(schema: dict[str, Any], text: str) -> Any:
     kind = schema.get("type")
     if kind == "object":
         return {k: _minimal(v, text) for k, v in (schema.get("properties") or {}).items()}
-    return {"array": [], "string": text, "boolean": False, "integer": 0,
-            "number": 0}.get(kind)
+    return {"array": [], "string": text, "boolean": False, "integer": 0, "number": 0}.get(kind)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -347,8 +382,11 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
-    parser.add_argument("--no-json-schema", action="store_true",
-                        help="reject response_format json_schema (HTTP 400)")
+    parser.add_argument(
+        "--no-json-schema",
+        action="store_true",
+        help="reject response_format json_schema (HTTP 400)",
+    )
     args = parser.parse_args(argv)
     server = FakeLLMServer(latency=args.latency, json_schema=not args.no_json_schema).start()
     print(server.url, flush=True)
@@ -360,4 +398,3 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-

@@ -26,8 +26,11 @@ from .models import AMBIGUITY_REASONS, Analysis
 from .prompt import allowed_shapes
 
 W_REJECTED, W_REPAIRED, W_VOCABULARY, W_FALLBACK = (
-    WarningCode.W201_LLM_VALUE_REJECTED, WarningCode.W202_LLM_VALUE_REPAIRED,
-    WarningCode.W203_REWRITE_NOT_IN_CORPUS, WarningCode.W204_LLM_FALLBACK)
+    WarningCode.W201_LLM_VALUE_REJECTED,
+    WarningCode.W202_LLM_VALUE_REPAIRED,
+    WarningCode.W203_REWRITE_NOT_IN_CORPUS,
+    WarningCode.W204_LLM_FALLBACK,
+)
 _NUMBER = regex.compile(r"\d+")
 _NEEDS_SUBS = {"independent", "sequential"}
 
@@ -48,13 +51,15 @@ class Checked:
         self.warnings.append(f"{W_REPAIRED} llm {name}={_short(value)} repaired to {fixed!r}")
 
 
-def check(reply: Analysis, draft: Draft, record: dict[str, Any], names: list[str],
-          config: LLMConfig) -> Checked:
+def check(
+    reply: Analysis, draft: Draft, record: dict[str, Any], names: list[str], config: LLMConfig
+) -> Checked:
     out = Checked()
     question = draft.original
     words = _stems(draft, question)
-    _registry(out, "answer_type", reply.answer_type,
-              draft.sats.answer_types["answer_type"].to_list())
+    _registry(
+        out, "answer_type", reply.answer_type, draft.sats.answer_types["answer_type"].to_list()
+    )
     _registry(out, "answer_shape", reply.answer_shape, allowed_shapes(draft.sats))
     _registry(out, "layout_hint", reply.layout_hint, [h.value for h in LayoutHint])
     concepts = [c for c in (_member(out, "concepts", c, names) for c in reply.concepts) if c]
@@ -65,12 +70,16 @@ def check(reply: Analysis, draft: Draft, record: dict[str, Any], names: list[str
     elif fixed:
         out.reject("corrected_question", fixed, "too far from the question")
     # Page numbers are short: a 5,000-digit run cannot be one (and int() refuses it).
-    written = {int(n) for n in _NUMBER.findall(question) if len(n) <= 12} \
-        | set(record.get("pages_hint") or ())
+    written = {int(n) for n in _NUMBER.findall(question) if len(n) <= 12} | set(
+        record.get("pages_hint") or ()
+    )
     pages = [p for p in reply.pages_hint if p in written]
     if len(pages) < len(reply.pages_hint):
-        out.reject("pages_hint", [p for p in reply.pages_hint if p not in written],
-                   "not page numbers of the question")
+        out.reject(
+            "pages_hint",
+            [p for p in reply.pages_hint if p not in written],
+            "not page numbers of the question",
+        )
     out.values["pages_hint"] = list(dict.fromkeys(pages))
     _toc(out, reply.toc_section_hint, draft, config)
     for name in ("document_version",):
@@ -82,8 +91,11 @@ def check(reply: Analysis, draft: Draft, record: dict[str, Any], names: list[str
     out.values["need_summary"] = bool(reply.need_summary)
     _dates(out, reply, question, record)
     known = [fold(p) for p in draft.options.get("parties") or ()]
-    parties = [p.strip() for p in reply.scope_parties
-               if p.strip() and (fold(p) in fold(question) or fold(p) in known)]
+    parties = [
+        p.strip()
+        for p in reply.scope_parties
+        if p.strip() and (fold(p) in fold(question) or fold(p) in known)
+    ]
     if len(parties) < len(reply.scope_parties):
         out.reject("scope_parties", reply.scope_parties, "names not in the question")
     out.values["scope_parties"] = parties
@@ -107,8 +119,11 @@ def _member(out: Checked, name: str, value: Any, allowed: list[str]) -> str | No
         if _key(candidate) == key:
             out.repair(name, value, candidate)
             return candidate
-    out.reject(name, value, f"not one of {', '.join(allowed[:12])}"
-               + (", ..." if len(allowed) > 12 else ""))
+    out.reject(
+        name,
+        value,
+        f"not one of {', '.join(allowed[:12])}" + (", ..." if len(allowed) > 12 else ""),
+    )
     return None
 
 
@@ -158,8 +173,12 @@ def _dates(out: Checked, reply: Analysis, question: str, record: dict[str, Any])
 
 
 def _decomposition(out: Checked, reply: Analysis, draft: Draft, words: set[str]) -> None:
-    pattern = _member(out, "decomposition_pattern", reply.decomposition_pattern,
-                      [p.value for p in DecompositionPattern])
+    pattern = _member(
+        out,
+        "decomposition_pattern",
+        reply.decomposition_pattern,
+        [p.value for p in DecompositionPattern],
+    )
     if pattern is None:
         return
     subs = [s.strip() for s in reply.sub_questions[:8] if _grounded(draft, s, words, 0.6)]
@@ -171,11 +190,14 @@ def _decomposition(out: Checked, reply: Analysis, draft: Draft, words: set[str])
         condition = None
     if pattern == "single":
         subs, condition = [], None
-    elif (pattern in _NEEDS_SUBS and len(subs) < 2) or (pattern == "conditional" and not condition):
+    elif (pattern in _NEEDS_SUBS and len(subs) < 2) or (
+        pattern == "conditional" and not condition
+    ):
         out.reject("decomposition_pattern", pattern, "its parts did not pass the checks")
         return
-    out.values.update(decomposition_pattern=pattern, sub_questions=subs,
-                      conditional_filter=condition)
+    out.values.update(
+        decomposition_pattern=pattern, sub_questions=subs, conditional_filter=condition
+    )
 
 
 def _clarification(out: Checked, reply: Analysis, draft: Draft, words: set[str]) -> None:
@@ -192,19 +214,25 @@ def _clarification(out: Checked, reply: Analysis, draft: Draft, words: set[str])
     out.values.update(ambiguity_reason=fixed, suggested_clarification=text)
 
 
-def _rewrites(out: Checked, reply: Analysis, draft: Draft, record: dict[str, Any],
-              config: LLMConfig) -> None:
+def _rewrites(
+    out: Checked, reply: Analysis, draft: Draft, record: dict[str, Any], config: LLMConfig
+) -> None:
     language = config.rewrite_language or draft.language
     stop = stopwords_for(draft.sats, language) | stopwords_for(draft.sats, draft.language)
     seen = {fold(k["text"]) for k in record.get("keywords") or ()}
     known = config.knows if config.vocabulary is not None else _grounded_term(draft, language)
     cap = draft.sats.defaults.llm_max_rewrite_terms
     capped = 0
-    for n, rewrite in enumerate(reply.rewrites[:max(config.rewrites, 1)]):
+    for n, rewrite in enumerate(reply.rewrites[: max(config.rewrites, 1)]):
         for token in tokenize(rewrite[:300]):
             term = token.folded
-            if (not token.is_word or len(term) < 3 or term in stop or term in seen
-                    or any(c.isdigit() for c in term)):
+            if (
+                not token.is_word
+                or len(term) < 3
+                or term in stop
+                or term in seen
+                or any(c.isdigit() for c in term)
+            ):
                 continue
             seen.add(term)
             if not known(term):
@@ -215,13 +243,19 @@ def _rewrites(out: Checked, reply: Analysis, draft: Draft, record: dict[str, Any
                 continue
             out.rewrite_terms.append((token.text.lower(), n))
     if out.dropped_terms:
-        where = ("the corpus vocabulary" if config.vocabulary is not None
-                 else "the question, the dictionary or the language's word list")
-        out.warnings.append(f"{W_VOCABULARY} llm rewrites: {out.dropped_terms} term(s) not in "
-                            f"{where} dropped")
+        where = (
+            "the corpus vocabulary"
+            if config.vocabulary is not None
+            else "the question, the dictionary or the language's word list"
+        )
+        out.warnings.append(
+            f"{W_VOCABULARY} llm rewrites: {out.dropped_terms} term(s) not in {where} dropped"
+        )
     if capped:
-        out.warnings.append(f"{W_VOCABULARY} llm rewrites: {capped} term(s) past "
-                            f"llm_max_rewrite_terms={cap} dropped")
+        out.warnings.append(
+            f"{W_VOCABULARY} llm rewrites: {capped} term(s) past "
+            f"llm_max_rewrite_terms={cap} dropped"
+        )
 
 
 def _grounded_term(draft: Draft, language: str | None):

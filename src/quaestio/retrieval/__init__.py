@@ -10,15 +10,22 @@ them; without them a clear error names `pip install 'quaestio[retrieval]'`.
 
 from .api import search
 from .base import Backend, Hit, Retriever
+from .build import build_index, open_index
 from .chunking import ChunkOptions
 from .dispatch import dispatch
 from .embeddings import EMBEDDING_MODELS, get_embedder
-from .errors import (BackendUnavailable, EmbeddingModelMismatch, HydeNotConfigured,
-                     IndexFormatError, IndexUpdateError, IngestionError, IngestionWarning,
-                     RetrievalError)
+from .errors import (
+    BackendUnavailable,
+    EmbeddingModelMismatch,
+    HydeNotConfigured,
+    IndexFormatError,
+    IndexUpdateError,
+    IngestionError,
+    IngestionWarning,
+    RetrievalError,
+)
 from .funnel import Funnel
 from .hybrid import rrf
-from .build import build_index, open_index
 from .index import Index
 from .ingest import chunk_documents
 from .registry import get_backend, list_backends, register_backend
@@ -26,11 +33,36 @@ from .schema import CHUNK_SCHEMA, DOCUMENT_SCHEMA, HITS_SCHEMA
 from .update import add_documents, remove_documents, sync_documents, update_documents
 
 __all__ = [
-    "CHUNK_SCHEMA", "DOCUMENT_SCHEMA", "EMBEDDING_MODELS", "HITS_SCHEMA", "Backend",
-    "BackendUnavailable", "ChunkOptions", "EmbeddingModelMismatch", "Funnel", "Hit",
-    "HydeNotConfigured", "Index", "IndexFormatError", "IndexUpdateError", "IngestionError",
-    "IngestionWarning", "RetrievalError", "Retriever", "add_documents", "build_index",
-    "chunk_documents", "dispatch", "get_backend", "get_embedder", "list_backends",
-    "open_index", "register_backend", "remove_documents", "rrf", "search", "sync_documents",
+    "CHUNK_SCHEMA",
+    "DOCUMENT_SCHEMA",
+    "EMBEDDING_MODELS",
+    "HITS_SCHEMA",
+    "Backend",
+    "BackendUnavailable",
+    "ChunkOptions",
+    "EmbeddingModelMismatch",
+    "Funnel",
+    "Hit",
+    "HydeNotConfigured",
+    "Index",
+    "IndexFormatError",
+    "IndexUpdateError",
+    "IngestionError",
+    "IngestionWarning",
+    "RetrievalError",
+    "Retriever",
+    "add_documents",
+    "build_index",
+    "chunk_documents",
+    "dispatch",
+    "get_backend",
+    "get_embedder",
+    "list_backends",
+    "open_index",
+    "register_backend",
+    "remove_documents",
+    "rrf",
+    "search",
+    "sync_documents",
     "update_documents",
 ]

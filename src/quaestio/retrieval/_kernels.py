@@ -36,13 +36,13 @@ def topk_py(data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_
     top = top[scores[top] > 0]
     present = np.zeros((len(top), len(token_ids)), dtype=np.bool_)
     for j, t in enumerate(token_ids):
-        column = indices[indptr[t]:indptr[t + 1]]
+        column = indices[indptr[t] : indptr[t + 1]]
         pos = np.searchsorted(column, top)
         ok = pos < len(column)
         present[ok, j] = column[pos[ok]] == top[ok]
     match = np.zeros((len(top), len(term_ptr) - 1), dtype=np.bool_)
     for j in range(len(term_ptr) - 1):
-        cols = term_cols[term_ptr[j]:term_ptr[j + 1]]
+        cols = term_cols[term_ptr[j] : term_ptr[j + 1]]
         if len(cols) and cols.min() >= 0:
             match[:, j] = present[:, cols].all(axis=1)
     return top, scores[top], match
@@ -75,11 +75,14 @@ else:
                         break
                     child = left
                     right = left + 1
-                    if right < k and (heap_v[right] < heap_v[left] or (
-                            heap_v[right] == heap_v[left] and heap_i[right] > heap_i[left])):
+                    if right < k and (
+                        heap_v[right] < heap_v[left]
+                        or (heap_v[right] == heap_v[left] and heap_i[right] > heap_i[left])
+                    ):
                         child = right
-                    if heap_v[child] < heap_v[i] or (heap_v[child] == heap_v[i]
-                                                     and heap_i[child] > heap_i[i]):
+                    if heap_v[child] < heap_v[i] or (
+                        heap_v[child] == heap_v[i] and heap_i[child] > heap_i[i]
+                    ):
                         heap_v[i], heap_v[child] = heap_v[child], heap_v[i]
                         heap_i[i], heap_i[child] = heap_i[child], heap_i[i]
                         i = child
@@ -99,8 +102,9 @@ else:
         return out[np.argsort(-scores[out], kind="mergesort")]
 
     @njit(nogil=True, cache=True)
-    def _topk_nb(data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_cols,
-                 mask, use_mask, k):
+    def _topk_nb(
+        data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_cols, mask, use_mask, k
+    ):
         scores = np.zeros(num_docs, dtype=np.float32)
         for i in range(token_ids.shape[0]):
             t = token_ids[i]
@@ -116,7 +120,7 @@ else:
         present = np.zeros((n, token_ids.shape[0]), dtype=np.bool_)
         for j in range(token_ids.shape[0]):
             t = token_ids[j]
-            column = indices[indptr[t]:indptr[t + 1]]
+            column = indices[indptr[t] : indptr[t + 1]]
             for i in range(n):
                 p = np.searchsorted(column, top[i])
                 present[i, j] = p < column.shape[0] and column[p] == top[i]
@@ -138,8 +142,18 @@ else:
 
     _EMPTY_MASK = np.zeros(1, dtype=np.bool_)
 
-    def topk(data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_cols, mask,
-             k):
+    def topk(data, indptr, indices, num_docs, token_ids, weights, term_ptr, term_cols, mask, k):
         use = mask is not None
-        return _topk_nb(data, indptr, indices, num_docs, token_ids, weights, term_ptr,
-                        term_cols, mask if use else _EMPTY_MASK, use, k)
+        return _topk_nb(
+            data,
+            indptr,
+            indices,
+            num_docs,
+            token_ids,
+            weights,
+            term_ptr,
+            term_cols,
+            mask if use else _EMPTY_MASK,
+            use,
+            k,
+        )

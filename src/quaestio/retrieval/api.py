@@ -7,9 +7,9 @@ from typing import Any
 
 from ..analysis.batch import gc_paused
 from .base import materialise, question_records
+from .build import open_index
 from .filters import ChunkFacts, question_filter
 from .funnel import Funnel, run_funnel
-from .build import open_index
 from .index import Index
 from .schema import to_engine
 
@@ -36,9 +36,18 @@ def facts(index: Index) -> ChunkFacts:
     return cached
 
 
-def search(index: Index | str | os.PathLike, questions: Any, *, backend: str = "hybrid",
-           k: int = 10, funnel: Funnel | None = None, filters: bool = True,
-           satellites=None, as_: str = "pandas", **options: Any):
+def search(
+    index: Index | str | os.PathLike,
+    questions: Any,
+    *,
+    backend: str = "hybrid",
+    k: int = 10,
+    funnel: Funnel | None = None,
+    filters: bool = True,
+    satellites=None,
+    as_: str = "pandas",
+    **options: Any,
+):
     """Retrieve the chunks that answer each question, as `hits_df`.
 
     Args:
@@ -73,8 +82,16 @@ def search(index: Index | str | os.PathLike, questions: Any, *, backend: str = "
     if backend == "postgres":  # a PostgresIndex or a DSN: ranked and filtered in the database
         from .postgres import search as postgres_search
 
-        return postgres_search(index, questions, k=k, funnel=funnel, filters=filters,
-                               satellites=satellites, as_=as_, **options)
+        return postgres_search(
+            index,
+            questions,
+            k=k,
+            funnel=funnel,
+            filters=filters,
+            satellites=satellites,
+            as_=as_,
+            **options,
+        )
     index = as_index(index)
     records = parse_if_needed(questions, satellites)
     retriever = index.retriever(backend, **options)

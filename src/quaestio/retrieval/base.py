@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pyarrow as pa
@@ -55,8 +56,9 @@ class Backend:
     def _fit(self) -> None:
         raise NotImplementedError
 
-    def retrieve(self, records: list[dict], k: int,
-                 allow: Sequence[np.ndarray | None] | None = None) -> list[list[Hit]]:
+    def retrieve(
+        self, records: list[dict], k: int, allow: Sequence[np.ndarray | None] | None = None
+    ) -> list[list[Hit]]:
         raise NotImplementedError
 
     def search(self, question_df: Any, k: int = 10, *, as_: str = "pandas"):
@@ -94,12 +96,22 @@ def query_text(record: dict) -> str:
     return record.get("corrected_question") or record.get("original_question") or ""
 
 
-_COLUMNS = ("chunk_id", "doc_id", "breadcrumb", "chunk_type", "page_start", "page_end",
-            "part_index", "part_count", "generation_text")
+_COLUMNS = (
+    "chunk_id",
+    "doc_id",
+    "breadcrumb",
+    "chunk_type",
+    "page_start",
+    "page_end",
+    "part_index",
+    "part_count",
+    "generation_text",
+)
 
 
-def materialise(chunks: pa.Table, records: list[dict], hits: list[list[Hit]],
-                backend: str) -> pa.Table:
+def materialise(
+    chunks: pa.Table, records: list[dict], hits: list[list[Hit]], backend: str
+) -> pa.Table:
     """`hits_df` as Arrow: one row per (question, hit), ranks 1-based in list order."""
     flat = [h for found in hits for h in found]
     # Chunk columns are gathered with one Arrow `take`; the rest are built column-wise.
@@ -113,6 +125,10 @@ def materialise(chunks: pa.Table, records: list[dict], hits: list[list[Hit]],
         if name not in columns:
             default = [] if name == "matched_keywords" else False if name == "pinned" else None
             columns[name] = [h.extra.get(name, default) for h in flat]
-    arrays = [pa.array(columns[f.name], f.type) if isinstance(columns[f.name], list)
-              else columns[f.name].cast(f.type) for f in HITS_SCHEMA]
+    arrays = [
+        pa.array(columns[f.name], f.type)
+        if isinstance(columns[f.name], list)
+        else columns[f.name].cast(f.type)
+        for f in HITS_SCHEMA
+    ]
     return pa.Table.from_arrays(arrays, schema=HITS_SCHEMA)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
@@ -64,9 +64,16 @@ class BM25Backend(Backend):
 
     name = "bm25"
 
-    def __init__(self, *, granularity: str = "section", k1: float = 1.5, b: float = 0.75,
-                 sources: Sequence[str] | None = None, query: str = "keywords",
-                 variant_weight: float = 0.25):
+    def __init__(
+        self,
+        *,
+        granularity: str = "section",
+        k1: float = 1.5,
+        b: float = 0.75,
+        sources: Sequence[str] | None = None,
+        query: str = "keywords",
+        variant_weight: float = 0.25,
+    ):
         super().__init__(granularity=granularity)
         if query not in ("keywords", "raw"):
             raise ValueError(f"query must be 'keywords' or 'raw', not {query!r}")
@@ -157,16 +164,33 @@ class BM25Backend(Backend):
                 continue
             mask = self.local_mask(allow[n]) if allow is not None else None
             top, scores, match = topk(
-                self.data, self.indptr, self.indices, self.num_docs,
-                np.asarray(ids, dtype=np.int64), np.asarray(weights, dtype=np.float32),
-                np.asarray(term_ptr, dtype=np.int64), np.asarray(term_cols, dtype=np.int64),
-                mask, k)
+                self.data,
+                self.indptr,
+                self.indices,
+                self.num_docs,
+                np.asarray(ids, dtype=np.int64),
+                np.asarray(weights, dtype=np.float32),
+                np.asarray(term_ptr, dtype=np.int64),
+                np.asarray(term_cols, dtype=np.int64),
+                mask,
+                k,
+            )
             used = np.flatnonzero(match.any(axis=0)).tolist()  # keywords some hit holds
             names = [terms[j][0] for j in used]
             flags = match[:, used].tolist()
             rows = self.rows[top].tolist()
-            out.append([Hit(row, score, {
-                "matched_keywords": [n for n, f in zip(names, fl) if f],
-                "bm25_rank": i, "bm25_score": score})
-                for i, (row, score, fl) in enumerate(zip(rows, scores.tolist(), flags), 1)])
+            out.append(
+                [
+                    Hit(
+                        row,
+                        score,
+                        {
+                            "matched_keywords": [n for n, f in zip(names, fl) if f],
+                            "bm25_rank": i,
+                            "bm25_score": score,
+                        },
+                    )
+                    for i, (row, score, fl) in enumerate(zip(rows, scores.tolist(), flags), 1)
+                ]
+            )
         return out

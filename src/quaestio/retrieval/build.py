@@ -15,11 +15,21 @@ from .ingest import chunk_documents
 from .storage import MARKER, read_index
 
 
-def build_index(source: Any, path: str | os.PathLike | None = None, *,
-                embedding_model: str | None = "all-MiniLM-L6-v2", parent_child: bool = True,
-                sentence_window: int = 0, safety_margin: float = 0.1, min_tokens: int = 48,
-                overlap: int = 32, child_tokens: int = 300, describe: Describe | None = None,
-                encoding: str | None = None, progress: bool | None = None) -> Index:
+def build_index(
+    source: Any,
+    path: str | os.PathLike | None = None,
+    *,
+    embedding_model: str | None = "all-MiniLM-L6-v2",
+    parent_child: bool = True,
+    sentence_window: int = 0,
+    safety_margin: float = 0.1,
+    min_tokens: int = 48,
+    overlap: int = 32,
+    child_tokens: int = 300,
+    describe: Describe | None = None,
+    encoding: str | None = None,
+    progress: bool | None = None,
+) -> Index:
     """Chunk `source` and index it with bm25 (and dense vectors when `embedding_model`).
 
     Args:
@@ -47,38 +57,62 @@ def build_index(source: Any, path: str | os.PathLike | None = None, *,
         >>> index.chunks.num_rows > 0
         True
     """
-    options = ChunkOptions(safety_margin=safety_margin, min_tokens=min_tokens, overlap=overlap,
-                           parent_child=parent_child, child_tokens=child_tokens,
-                           sentence_window=sentence_window)
+    options = ChunkOptions(
+        safety_margin=safety_margin,
+        min_tokens=min_tokens,
+        overlap=overlap,
+        parent_child=parent_child,
+        child_tokens=child_tokens,
+        sentence_window=sentence_window,
+    )
     skipped: list[dict] = []
     fingerprints: dict[str, str] = {}
-    documents, chunks = chunk_documents(source, embedding_model=embedding_model,
-                                        options=options, describe=describe, encoding=encoding,
-                                        progress=progress, skipped=skipped,
-                                        fingerprints=fingerprints)
-    index = Index(documents, chunks, new_manifest(documents, chunks, options, embedding_model,
-                                                  skipped, describe, fingerprints))
+    documents, chunks = chunk_documents(
+        source,
+        embedding_model=embedding_model,
+        options=options,
+        describe=describe,
+        encoding=encoding,
+        progress=progress,
+        skipped=skipped,
+        fingerprints=fingerprints,
+    )
+    index = Index(
+        documents,
+        chunks,
+        new_manifest(documents, chunks, options, embedding_model, skipped, describe, fingerprints),
+    )
     fit(index)
     if path is not None:
         index.save(path)
     return index
 
 
-def new_manifest(documents: pa.Table, chunks: pa.Table, options: ChunkOptions,
-                 embedding_model: str | None, skipped: list[dict],
-                 describe: Describe | None, fingerprints: dict[str, str]) -> dict:
+def new_manifest(
+    documents: pa.Table,
+    chunks: pa.Table,
+    options: ChunkOptions,
+    embedding_model: str | None,
+    skipped: list[dict],
+    describe: Describe | None,
+    fingerprints: dict[str, str],
+) -> dict:
     """The manifest of an index of these tables (the file list is added when written)."""
     present = set(chunks.column("granularity").to_pylist())
     model = _model_entry(embedding_model)
     return {
-        "format": MARKER, "format_version": FORMAT_VERSION, "quaestio_version": _version(),
-        "embedding_model": model, "chunk_options": dict(options.__dict__),
+        "format": MARKER,
+        "format_version": FORMAT_VERSION,
+        "quaestio_version": _version(),
+        "embedding_model": model,
+        "chunk_options": dict(options.__dict__),
         "granularities": [g for g in INDEXED if g in present],
-        "documents": documents.num_rows, "chunks": chunks.num_rows, "skipped": skipped,
+        "documents": documents.num_rows,
+        "chunks": chunks.num_rows,
+        "skipped": skipped,
         "described_by": "callable" if describe else "extractive",
         "bm25": {"k1": 1.5, "b": 0.75, "method": "lucene"},
-        "model_probe": [round(float(x), 6) for x in model_probe(model["name"])]
-        if model else None,
+        "model_probe": [round(float(x), 6) for x in model_probe(model["name"])] if model else None,
         "updates": [],
         # Per document, what its chunks were made from (`ingest.fingerprint`): an update
         # re-chunks a document only when this changes.
@@ -120,8 +154,13 @@ def _model_entry(name: str | None) -> dict | None:
     from .embeddings import embedding_identity, resolve
 
     spec = resolve(name)
-    return {"name": spec.name, "package": spec.distribution, "dim": spec.dim,
-            "max_tokens": spec.max_tokens, **embedding_identity(spec.name)}
+    return {
+        "name": spec.name,
+        "package": spec.distribution,
+        "dim": spec.dim,
+        "max_tokens": spec.max_tokens,
+        **embedding_identity(spec.name),
+    }
 
 
 def _version() -> str:

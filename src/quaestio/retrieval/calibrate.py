@@ -18,8 +18,9 @@ PERCENTILE = 10.0
 PAIRS = 4000
 
 
-def background(index, granularity: str = "section", *, percentile: float = PERCENTILE,
-               pairs: int = PAIRS) -> float | None:
+def background(
+    index, granularity: str = "section", *, percentile: float = PERCENTILE, pairs: int = PAIRS
+) -> float | None:
     """The `percentile` of cosines between unrelated passages of `index` (None: no vectors).
 
     Deterministic (a fixed seed) and computed once per index and setting.
@@ -37,8 +38,9 @@ def background(index, granularity: str = "section", *, percentile: float = PERCE
         return None
     groups = np.asarray(index.chunks.column("doc_id").take(dense.rows).to_pylist(), dtype=object)
     if len(set(groups.tolist())) < 2:
-        groups = np.asarray(index.chunks.column("section_id").take(dense.rows).to_pylist(),
-                            dtype=object)
+        groups = np.asarray(
+            index.chunks.column("section_id").take(dense.rows).to_pylist(), dtype=object
+        )
     rng = np.random.default_rng(0)
     a, b = rng.integers(0, len(vectors), pairs), rng.integers(0, len(vectors), pairs)
     keep = groups[a] != groups[b]

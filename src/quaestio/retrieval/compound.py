@@ -22,16 +22,31 @@ from .hybrid import rrf
 
 # A reference to the previous answer, per language: (pattern, replacement template).
 _REFERENCES = {
-    "en": [(r"\b(?:their|his|her|its)\b", "{value}'s"),
-           (r"\b(?:that|this|the same)\s+(?:date|day|amount|sum|value|figure|person|party|"
-            r"company|entity|one)\b", "{value}"),
-           (r"\b(?:they|them|he|she|him|it)\b", "{value}")],
-    "fr": [(r"\b(?:cette|ce|cet|la même|le même)\s+(?:date|jour|montant|somme|valeur|"
-            r"personne|partie|société|entité)\b", "{value}"),
-           (r"\b(?:son|sa|ses|leur|leurs)\s+(\w+)", r"\1 de {value}")],
-    "es": [(r"\b(?:esa|ese|esta|este|la misma|el mismo)\s+(?:fecha|día|importe|cantidad|"
-            r"valor|persona|parte|empresa|entidad)\b", "{value}"),
-           (r"\b(?:su|sus)\s+(\w+)", r"\1 de {value}")],
+    "en": [
+        (r"\b(?:their|his|her|its)\b", "{value}'s"),
+        (
+            r"\b(?:that|this|the same)\s+(?:date|day|amount|sum|value|figure|person|party|"
+            r"company|entity|one)\b",
+            "{value}",
+        ),
+        (r"\b(?:they|them|he|she|him|it)\b", "{value}"),
+    ],
+    "fr": [
+        (
+            r"\b(?:cette|ce|cet|la même|le même)\s+(?:date|jour|montant|somme|valeur|"
+            r"personne|partie|société|entité)\b",
+            "{value}",
+        ),
+        (r"\b(?:son|sa|ses|leur|leurs)\s+(\w+)", r"\1 de {value}"),
+    ],
+    "es": [
+        (
+            r"\b(?:esa|ese|esta|este|la misma|el mismo)\s+(?:fecha|día|importe|cantidad|"
+            r"valor|persona|parte|empresa|entidad)\b",
+            "{value}",
+        ),
+        (r"\b(?:su|sus)\s+(\w+)", r"\1 de {value}"),
+    ],
 }
 _END = regex.compile(r"\s*[?.!]*\s*$")
 
@@ -43,9 +58,9 @@ def substitute_value(question: str, value: str, language: str | None) -> str:
         found = regex.search(pattern, question, regex.I)
         if found is not None:
             repl = found.expand(template.replace("{value}", value.replace("\\", "")))
-            return question[:found.start()] + repl + question[found.end():]
+            return question[: found.start()] + repl + question[found.end() :]
     end = _END.search(question)
-    return f"{question[:end.start()]} ({value}){question[end.start():]}"
+    return f"{question[: end.start()]} ({value}){question[end.start() :]}"
 
 
 def fuse(lists: list[list[Hit]], labels: list[str], k: int) -> list[Hit]:
@@ -120,8 +135,9 @@ class Compound:
         if not hits:
             return None
         table = materialise(self.index.chunks, [sub], [hits], self.retriever.name)
-        verdict = confirm(_row(sub), table, satellites=self.satellites,
-                          as_="arrow").verdicts.to_pylist()[0]
+        verdict = confirm(
+            _row(sub), table, satellites=self.satellites, as_="arrow"
+        ).verdicts.to_pylist()[0]
         if verdict.get("verdict") != "found":
             return None
         return verdict.get("value_text") or verdict.get("value")  # as written: searchable
@@ -135,8 +151,11 @@ class Compound:
         docs = {doc_ids[h.row].as_py() for h in self.search_one(cond, 5, self.funnel)}
         inside = [h for h in hits if doc_ids[h.row].as_py() in docs]
         outside = [h for h in hits if doc_ids[h.row].as_py() not in docs]
-        note = (f"conditional: boosted the documents matching {condition!r}" if inside
-                and outside else f"conditional: {condition!r} did not separate the hits")
+        note = (
+            f"conditional: boosted the documents matching {condition!r}"
+            if inside and outside
+            else f"conditional: {condition!r} did not separate the hits"
+        )
         for hit in hits:
             hit.extra["note"] = note
         return (inside + outside)[:k]
@@ -145,8 +164,10 @@ class Compound:
 def _boosted(record: dict) -> dict:
     # Both terms of a unified question are the point of the search: every keyword the
     # question itself contains weighs in full; dictionary variants keep their weight.
-    keywords = [dict(kw, weight=1.0) if kw.get("span_start") is not None else kw
-                for kw in record.get("keywords") or []]
+    keywords = [
+        dict(kw, weight=1.0) if kw.get("span_start") is not None else kw
+        for kw in record.get("keywords") or []
+    ]
     return dict(record, keywords=keywords)
 
 

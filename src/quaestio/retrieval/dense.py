@@ -13,7 +13,7 @@ hypothetical text never reaches the hits.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -28,21 +28,35 @@ class DenseBackend(Backend):
 
     name = "dense"
 
-    def __init__(self, *, granularity: str = "section", model: str | None = None,
-                 hyde: str = "off", hyde_writer: Writer | None = None, hyde_n: int = 1,
-                 hyde_fuse: str = "mean", hyde_max_words: int = 6,
-                 hyde_min_score: float = 0.35, rrf_k: int = 60):
+    def __init__(
+        self,
+        *,
+        granularity: str = "section",
+        model: str | None = None,
+        hyde: str = "off",
+        hyde_writer: Writer | None = None,
+        hyde_n: int = 1,
+        hyde_fuse: str = "mean",
+        hyde_max_words: int = 6,
+        hyde_min_score: float = 0.35,
+        rrf_k: int = 60,
+    ):
         super().__init__(granularity=granularity)
         from .embeddings import DEFAULT_MODEL, get_embedder
 
         self.embedder = get_embedder(model or DEFAULT_MODEL)
         if hyde not in ("off", "always", "auto") or hyde_fuse not in ("mean", "rrf"):
-            raise ValueError(f"hyde must be off/always/auto and hyde_fuse mean/rrf, "
-                             f"got {hyde!r}, {hyde_fuse!r}")
+            raise ValueError(
+                f"hyde must be off/always/auto and hyde_fuse mean/rrf, got {hyde!r}, {hyde_fuse!r}"
+            )
         if hyde != "off" and hyde_writer is None:
             raise HydeNotConfigured()
         self.hyde, self.writer, self.hyde_n, self.hyde_fuse = hyde, hyde_writer, hyde_n, hyde_fuse
-        self.hyde_max_words, self.hyde_min_score, self.rrf_k = hyde_max_words, hyde_min_score, rrf_k
+        self.hyde_max_words, self.hyde_min_score, self.rrf_k = (
+            hyde_max_words,
+            hyde_min_score,
+            rrf_k,
+        )
         self.vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
 
     def _fit(self) -> None:
@@ -58,8 +72,11 @@ class DenseBackend(Backend):
         """Cosine similarity of each query vector to the chunks at `rows` of the table."""
         where = np.clip(np.searchsorted(self.rows, rows), 0, max(len(self.rows) - 1, 0))
         found = (self.rows[where] == rows) if len(self.rows) else np.zeros(len(rows), bool)
-        sims = query_vectors @ np.asarray(self.vectors[where]).T if len(self.rows) else \
-            np.zeros((len(query_vectors), len(rows)), dtype=np.float32)
+        sims = (
+            query_vectors @ np.asarray(self.vectors[where]).T
+            if len(self.rows)
+            else np.zeros((len(query_vectors), len(rows)), dtype=np.float32)
+        )
         return np.where(found[None, :], sims, 0.0)
 
     def prefetch(self, records: list[dict]) -> None:
@@ -81,8 +98,11 @@ class DenseBackend(Backend):
         return out
 
     def _scores(self, q: np.ndarray, mask) -> np.ndarray:
-        scores = np.asarray(self.vectors @ q, dtype=np.float32) if len(self.vectors) else \
-            np.zeros(0, dtype=np.float32)
+        scores = (
+            np.asarray(self.vectors @ q, dtype=np.float32)
+            if len(self.vectors)
+            else np.zeros(0, dtype=np.float32)
+        )
         if mask is not None:
             scores = np.where(mask, scores, -np.inf)
         return scores
@@ -92,9 +112,14 @@ class DenseBackend(Backend):
 
         top = best_k(scores, k)
         top = top[np.isfinite(scores[top])]
-        return [Hit(int(self.rows[d]), float(scores[d]),
-                    {"dense_rank": i + 1, "dense_score": float(scores[d]), **(extra or {})})
-                for i, d in enumerate(top)]
+        return [
+            Hit(
+                int(self.rows[d]),
+                float(scores[d]),
+                {"dense_rank": i + 1, "dense_score": float(scores[d]), **(extra or {})},
+            )
+            for i, d in enumerate(top)
+        ]
 
     def _wants_hyde(self, text: str, scores: np.ndarray) -> bool:
         if self.hyde == "always":
@@ -116,5 +141,11 @@ class DenseBackend(Backend):
         lists = [self._top(scores, 4 * k)] + [self._top(self._scores(p, mask), 4 * k) for p in pv]
         fused = rrf(lists, [1.0] * len(lists), k=self.rrf_k)[:k]
         plain = {h.row: h for h in lists[0]}
-        return [Hit(h.row, h.score, {**plain[h.row].extra, "route": "hyde"} if h.row in plain
-                    else {"route": "hyde"}) for h in fused]
+        return [
+            Hit(
+                h.row,
+                h.score,
+                {**plain[h.row].extra, "route": "hyde"} if h.row in plain else {"route": "hyde"},
+            )
+            for h in fused
+        ]

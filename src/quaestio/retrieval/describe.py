@@ -9,7 +9,8 @@ summary and the description come from that callable instead, from a fixed templa
 from __future__ import annotations
 
 import re
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from .markdown import IMAGE, TABLE_SEPARATOR
 
@@ -29,8 +30,9 @@ def plain(text: str) -> str:
     return re.sub(r"\s+", " ", _MARKUP.sub(lambda m: m.group(1) or " ", text)).strip()
 
 
-def summarize(title: str, body: str, *, max_words: int = 40,
-              describe: Describe | None = None) -> str:
+def summarize(
+    title: str, body: str, *, max_words: int = 40, describe: Describe | None = None
+) -> str:
     """A document summary: the title and the first sentences, at most `max_words` words."""
     if describe is not None:
         return describe("document", body, title)
@@ -54,9 +56,17 @@ def table_headers(text: str) -> list[list[str]]:
     return out
 
 
-def describe_piece(*, title: str, summary: str, breadcrumb: str, body: str, part: str,
-                   count: Callable[[list[str]], list[int]], budget: int,
-                   describe: Describe | None = None) -> str:
+def describe_piece(
+    *,
+    title: str,
+    summary: str,
+    breadcrumb: str,
+    body: str,
+    part: str,
+    count: Callable[[list[str]], list[int]],
+    budget: int,
+    describe: Describe | None = None,
+) -> str:
     """The representation text of one piece, kept within `budget` tokens."""
     head = [f"{title}: {summary}" if summary else title, f"Section: {breadcrumb}{part}."]
     tables = table_headers(body)

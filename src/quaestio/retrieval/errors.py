@@ -16,8 +16,10 @@ class BackendUnavailable(RetrievalError, ImportError):
 
     def __init__(self, what: str, package: str, extra: str = "retrieval"):
         self.what, self.package, self.extra = what, package, extra
-        super().__init__(f"{what} needs the {package!r} package, which is not installed. "
-                         f"Install it with: pip install 'quaestio[{extra}]'")
+        super().__init__(
+            f"{what} needs the {package!r} package, which is not installed. "
+            f"Install it with: pip install 'quaestio[{extra}]'"
+        )
 
 
 class IngestionError(RetrievalError, ValueError):
@@ -37,14 +39,19 @@ class EmbeddingModelMismatch(RetrievalError, ValueError):
 
     def __init__(self, indexed: str | None, requested: str):
         self.indexed, self.requested = indexed, requested
-        what = (f"was built with embedding model {indexed!r}" if indexed
-                else "was built without embeddings (embedding_model=None)")
+        what = (
+            f"was built with embedding model {indexed!r}"
+            if indexed
+            else "was built without embeddings (embedding_model=None)"
+        )
         super().__init__(
             f"The index {what}; querying it with {requested!r} would compare vectors of "
             f"different spaces. Query with {indexed!r}, or rebuild the index with "
-            f"embedding_model={requested!r}." if indexed else
-            f"The index {what}, so it cannot be queried with {requested!r}. Rebuild it with "
-            f"embedding_model={requested!r}, or use backend='bm25'.")
+            f"embedding_model={requested!r}."
+            if indexed
+            else f"The index {what}, so it cannot be queried with {requested!r}. Rebuild it with "
+            f"embedding_model={requested!r}, or use backend='bm25'."
+        )
 
 
 class HydeNotConfigured(RetrievalError, ValueError):
@@ -53,7 +60,8 @@ class HydeNotConfigured(RetrievalError, ValueError):
     def __init__(self):
         super().__init__(
             "HyDE needs a passage writer: pass hyde_writer=callable(question, n) -> list[str] "
-            "(an LLM client, once the LLM mode is configured), or search without hyde=True.")
+            "(an LLM client, once the LLM mode is configured), or search without hyde=True."
+        )
 
 
 class IngestionWarning(QuaestioWarning):

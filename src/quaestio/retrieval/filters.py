@@ -19,9 +19,8 @@ dropped rather than returning nothing, and the reason is recorded in `notes`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import re
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -52,11 +51,17 @@ class ChunkFacts:
         self.chunk_type = np.asarray(chunks.column("chunk_type").to_pylist(), dtype=object)
         # Only what the scope filters read: a summary per document would cost more than
         # every other column together.
-        docs = documents.select([c for c in ("doc_id", "date", "parties", "jurisdiction")
-                                 if c in documents.column_names]).to_pylist()
+        docs = documents.select(
+            [
+                c
+                for c in ("doc_id", "date", "parties", "jurisdiction")
+                if c in documents.column_names
+            ]
+        ).to_pylist()
         position = {d["doc_id"]: i for i, d in enumerate(docs)}
-        self.doc_of = np.fromiter((position[d] for d in chunks.column("doc_id").to_pylist()),
-                                  dtype=np.int64, count=n)
+        self.doc_of = np.fromiter(
+            (position[d] for d in chunks.column("doc_id").to_pylist()), dtype=np.int64, count=n
+        )
         self.docs = docs
 
 
@@ -83,8 +88,9 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
                 on |= (facts.page_start <= p) & (p <= facts.page_end)
             apply("pages_hint", on)
             pinned = np.flatnonzero(on & mask)
-    sections = [s for s in [record.get("toc_section_hint"), *(record.get("scope_sections") or [])]
-                if s]
+    sections = [
+        s for s in [record.get("toc_section_hint"), *(record.get("scope_sections") or [])] if s
+    ]
     if sections:
         apply("toc_section_hint", _sections(facts, sections, toc_cutoff))
     layout = record.get("layout_hint")
@@ -102,8 +108,9 @@ def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
     from rapidfuzz import fuzz
 
     def matches(parts: list[str]) -> bool:
-        return any(fuzz.partial_ratio(h.lower(), p.lower()) >= cutoff for h in hints
-                   for p in parts)
+        return any(
+            fuzz.partial_ratio(h.lower(), p.lower()) >= cutoff for h in hints for p in parts
+        )
 
     split = [crumb.split(" > ") for crumb in facts.crumbs]
     heading = np.asarray([matches(parts[1:]) for parts in split], dtype=bool)[facts.crumb_ids]
@@ -128,8 +135,11 @@ def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
     parties = [p.lower() for p in record.get("scope_parties") or [] if not _ROLE.fullmatch(p)]
     # Only country concepts (country_de) or codes (DE) are places; other concepts whose
     # scope kind is jurisdiction (governing_law) name the topic, not a place.
-    places = [j.lower().removeprefix("country_") for j in record.get("scope_jurisdictions") or []
-              if j.lower().startswith("country_") or (len(j) <= 3 and j.isupper())]
+    places = [
+        j.lower().removeprefix("country_")
+        for j in record.get("scope_jurisdictions") or []
+        if j.lower().startswith("country_") or (len(j) <= 3 and j.isupper())
+    ]
     if not (start or end or parties or places):
         return None
     keep = np.ones(len(docs), dtype=bool)
@@ -137,19 +147,27 @@ def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
         date = d.get("date")
         if date is not None and ((start and date < start) or (end and date > end)):
             keep[i] = False
-        if parties and d.get("parties") and not any(
-                p in q.lower() for p in parties for q in d["parties"]):
+        if (
+            parties
+            and d.get("parties")
+            and not any(p in q.lower() for p in parties for q in d["parties"])
+        ):
             keep[i] = False
-        if places and d.get("jurisdiction") and not any(
-                p == j.lower() for p in places for j in d["jurisdiction"]):
+        if (
+            places
+            and d.get("jurisdiction")
+            and not any(p == j.lower() for p in places for j in d["jurisdiction"])
+        ):
             keep[i] = False
     return keep
 
 
 def _dates_documents(record: dict) -> bool:
     """True when the scope says its date range is the documents' own date (see the docstring)."""
-    return any(isinstance(o, dict) and o.get("name") == "date_applies_to"
-               and o.get("value") == "document" for o in record.get("scope_origins") or [])
+    return any(
+        isinstance(o, dict) and o.get("name") == "date_applies_to" and o.get("value") == "document"
+        for o in record.get("scope_origins") or []
+    )
 
 
 def _range(values) -> set[int]:
@@ -165,6 +183,7 @@ def _ints(column: pa.ChunkedArray) -> np.ndarray:
 
 def _codes(values: list[str]) -> tuple[np.ndarray, list[str]]:
     uniques: dict[str, int] = {}
-    codes = np.fromiter((uniques.setdefault(v, len(uniques)) for v in values), dtype=np.int64,
-                        count=len(values))
+    codes = np.fromiter(
+        (uniques.setdefault(v, len(uniques)) for v in values), dtype=np.int64, count=len(values)
+    )
     return codes, list(uniques)

@@ -22,15 +22,15 @@ hard cap, then sibling restoration.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from .base import Hit, query_text
 from .demote import demote_excluded
-
 
 AUTO = "auto"
 
@@ -55,10 +55,11 @@ class Funnel:
     sibling_tokens: int | None = 512
 
     @classmethod
-    def off(cls, **changes) -> "Funnel":
+    def off(cls, **changes) -> Funnel:
         """The backend's ranking as is: no threshold, reranker, floor or siblings."""
-        return cls(**{"threshold": None, "floor": None, "reranker": None, "siblings": False,
-                      **changes})
+        return cls(
+            **{"threshold": None, "floor": None, "reranker": None, "siblings": False, **changes}
+        )
 
     @property
     def sibling_parts(self) -> int:
@@ -68,8 +69,9 @@ class Funnel:
         return int(self.siblings or 0)
 
 
-def run_funnel(index, backend, records: list[dict], k: int, funnel: Funnel,
-               filters: list | None) -> list[list[Hit]]:
+def run_funnel(
+    index, backend, records: list[dict], k: int, funnel: Funnel, filters: list | None
+) -> list[list[Hit]]:
     allow = [f.mask for f in filters] if filters else None
     found = backend.retrieve(records, max(funnel.first_pass, k), allow)
     granularity = backend.granularity
@@ -79,29 +81,38 @@ def run_funnel(index, backend, records: list[dict], k: int, funnel: Funnel,
         index.check_model(None)  # raises: the bi-encoder re-score needs the index's vectors
     vector_granularity = granularity if granularity != "parent" else "child"
     threshold = _resolve(funnel.threshold, index, vector_granularity)
-    floor = _resolve(funnel.floor, index, vector_granularity) \
-        if funnel.floor != AUTO or funnel.reranker in ("bi-encoder", "windows") else None
-    if index.embedding_model and (threshold is not None or funnel.reranker in
-                                  ("bi-encoder", "windows")):
+    floor = (
+        _resolve(funnel.floor, index, vector_granularity)
+        if funnel.floor != AUTO or funnel.reranker in ("bi-encoder", "windows")
+        else None
+    )
+    if index.embedding_model and (
+        threshold is not None or funnel.reranker in ("bi-encoder", "windows")
+    ):
         dense = index.base("dense", vector_granularity)
     texts = [query_text(r) for r in records]
     qvecs = dense.embedder.encode_queries(texts) if dense is not None else None
-    gran = np.asarray(index.chunks.column("granularity").to_pylist(), dtype=object) \
-        if filters and any(len(f.pinned) for f in filters) else None
+    gran = (
+        np.asarray(index.chunks.column("granularity").to_pylist(), dtype=object)
+        if filters and any(len(f.pinned) for f in filters)
+        else None
+    )
     for n, hits in enumerate(found):
         if filters and len(filters[n].pinned):
             have = {h.row for h in hits}
             for h in hits:
                 h.extra["pinned"] = h.row in set(filters[n].pinned.tolist())
-            hits = hits + [Hit(int(r), 0.0, {"pinned": True}) for r in filters[n].pinned
-                           if r not in have and gran[r] == granularity]
+            hits = hits + [
+                Hit(int(r), 0.0, {"pinned": True})
+                for r in filters[n].pinned
+                if r not in have and gran[r] == granularity
+            ]
         if not hits:
             out.append([])
             continue
         sims = _similarity(index, dense, qvecs[n], hits) if dense is not None else None
         if threshold is not None and sims is not None:
-            keep = [i for i, h in enumerate(hits) if sims[i] >= threshold
-                    or h.extra.get("pinned")]
+            keep = [i for i, h in enumerate(hits) if sims[i] >= threshold or h.extra.get("pinned")]
             hits, sims = [hits[i] for i in keep], sims[keep]
         final = _rerank(index, funnel.reranker, texts[n], hits, sims, dense)
         if floor is not None:
@@ -109,9 +120,10 @@ def run_funnel(index, backend, records: list[dict], k: int, funnel: Funnel,
         if final:
             hits = sorted(hits, key=lambda h: -_final(h))
         hits = demote_excluded(index, records[n], hits)
-        hits = hits[:funnel.cap or k]
-        out.append(with_siblings(index, hits, parts=funnel.sibling_parts,
-                                 tokens=funnel.sibling_tokens))
+        hits = hits[: funnel.cap or k]
+        out.append(
+            with_siblings(index, hits, parts=funnel.sibling_parts, tokens=funnel.sibling_tokens)
+        )
     return out
 
 
@@ -171,8 +183,9 @@ def _cross_encoder(path: str):
     return CrossEncoder(path, device="cpu")
 
 
-def with_siblings(index, hits: list[Hit], *, parts: int = 2, tokens: int | None = 512
-                  ) -> list[Hit]:
+def with_siblings(
+    index, hits: list[Hit], *, parts: int = 2, tokens: int | None = 512
+) -> list[Hit]:
     """The primary hits, unchanged and in rank order, then their restored siblings.
 
     A hit that is part i of n of a section brings its nearest other parts (i-1, i+1, i-2,
@@ -202,8 +215,9 @@ def with_siblings(index, hits: list[Hit], *, parts: int = 2, tokens: int | None 
                 break
             placed.add(row)
             used, added = used + size, added + 1
-            out.append(Hit(row, hit.score, {"route": "sibling",
-                                            "sibling_of": ids[hit.row].as_py()}))
+            out.append(
+                Hit(row, hit.score, {"route": "sibling", "sibling_of": ids[hit.row].as_py()})
+            )
     return out
 
 

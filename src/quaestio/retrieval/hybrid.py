@@ -8,7 +8,7 @@ weights are explicit; each source's rank and score stay on the hit (`bm25_rank`,
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .base import Backend, Hit
 
@@ -37,8 +37,14 @@ class HybridBackend(Backend):
 
     name = "hybrid"
 
-    def __init__(self, *, sources: Sequence[Backend] = (), weights: Sequence[float] | None = None,
-                 rrf_k: int = 60, depth: int = 50):
+    def __init__(
+        self,
+        *,
+        sources: Sequence[Backend] = (),
+        weights: Sequence[float] | None = None,
+        rrf_k: int = 60,
+        depth: int = 50,
+    ):
         super().__init__(granularity=sources[0].granularity if sources else "section")
         self.sources = list(sources)
         self.weights = list(weights) if weights is not None else [1.0] * len(self.sources)
@@ -54,5 +60,7 @@ class HybridBackend(Backend):
     def retrieve(self, records: list[dict], k: int, allow=None) -> list[list[Hit]]:
         depth = max(k, self.depth)
         per_source = [s.retrieve(records, depth, allow) for s in self.sources]
-        return [rrf([lists[n] for lists in per_source], self.weights, k=self.rrf_k)[:k]
-                for n in range(len(records))]
+        return [
+            rrf([lists[n] for lists in per_source], self.weights, k=self.rrf_k)[:k]
+            for n in range(len(records))
+        ]

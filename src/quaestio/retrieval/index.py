@@ -29,8 +29,14 @@ PROBE = "quaestio embedding model probe: the annual premium is due on 1 March."
 class Index:
     """A built index. Use `retriever(name, **options)` for a backend bound to it."""
 
-    def __init__(self, documents: pa.Table, chunks: pa.Table, manifest: dict,
-                 path: Path | None = None, stored: dict | None = None):
+    def __init__(
+        self,
+        documents: pa.Table,
+        chunks: pa.Table,
+        manifest: dict,
+        path: Path | None = None,
+        stored: dict | None = None,
+    ):
         self.documents, self.chunks, self.manifest, self.path = documents, chunks, manifest, path
         self._base: dict[tuple[str, str], Any] = {}
         # Arrays read from the folder at open (bm25 matrices, vectors), by (kind, granularity).
@@ -57,9 +63,11 @@ class Index:
     def base(self, kind: str, granularity: str = "section", model: str | None = None):
         """The fitted bm25 or dense backend of one granularity (loaded from disk once)."""
         if granularity not in self.granularities():
-            raise IndexFormatError(f"this index has no {granularity!r} chunks (it has "
-                                   f"{', '.join(self.granularities())}); rebuild it with "
-                                   f"{'parent_child=True' if granularity == 'child' else 'sentence_window=2'}")
+            raise IndexFormatError(
+                f"this index has no {granularity!r} chunks (it has "
+                f"{', '.join(self.granularities())}); rebuild it with "
+                f"{'parent_child=True' if granularity == 'child' else 'sentence_window=2'}"
+            )
         if kind == "dense":
             model = self.check_model(model)
         key = (kind, granularity)
@@ -93,7 +101,8 @@ class Index:
                 f"{self.path or 'index'}/manifest.json: names embedding model "
                 f"{self.embedding_model!r}, but the vectors were made by another model "
                 f"(re-embedding the probe and the first chunk gives other vectors); "
-                f"rebuild the index")
+                f"rebuild the index"
+            )
 
     def retriever(self, name: str, **options):
         """A backend from the registry (`list_backends()`), bound to this index."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pyarrow as pa
 
@@ -20,16 +21,23 @@ def fingerprint(raw: RawDoc) -> str:
     """What a document's chunks depend on besides the options: text, metadata, first page
     (not where it was read from: a moved file or DataFrame row is the same document)."""
     meta = json.dumps(raw.meta, sort_keys=True, default=str)
-    return hashlib.sha256("\x1f".join([raw.content_hash, meta, str(raw.first_page),
-                                        raw.encoding]).encode()).hexdigest()
+    return hashlib.sha256(
+        "\x1f".join([raw.content_hash, meta, str(raw.first_page), raw.encoding]).encode()
+    ).hexdigest()
 
 
-def chunk_documents(source: Any, *, embedding_model: str | None = None,
-                    options: ChunkOptions | None = None, describe: Describe | None = None,
-                    encoding: str | None = None, progress: bool | None = None,
-                    skipped: list[dict] | None = None,
-                    select: Callable[[RawDoc], bool] | None = None,
-                    fingerprints: dict[str, str] | None = None) -> tuple[pa.Table, pa.Table]:
+def chunk_documents(
+    source: Any,
+    *,
+    embedding_model: str | None = None,
+    options: ChunkOptions | None = None,
+    describe: Describe | None = None,
+    encoding: str | None = None,
+    progress: bool | None = None,
+    skipped: list[dict] | None = None,
+    select: Callable[[RawDoc], bool] | None = None,
+    fingerprints: dict[str, str] | None = None,
+) -> tuple[pa.Table, pa.Table]:
     """Read and chunk every document of `source` into (documents, chunks) Arrow tables.
 
     Args:
@@ -76,10 +84,13 @@ def chunk_documents(source: Any, *, embedding_model: str | None = None,
             fingerprints[raw.doc_id] = fingerprint(raw)
     if not read:
         reasons = "; ".join(f"{s['source']}: {s['reason']}" for s in skipped[:5])
-        raise IngestionError(_name(source), "no readable document" +
-                             (f" ({reasons})" if reasons else ""))
-    return (pa.Table.from_pylist(docs, schema=DOCUMENT_SCHEMA),
-            pa.Table.from_pylist(rows, schema=CHUNK_SCHEMA))
+        raise IngestionError(
+            _name(source), "no readable document" + (f" ({reasons})" if reasons else "")
+        )
+    return (
+        pa.Table.from_pylist(docs, schema=DOCUMENT_SCHEMA),
+        pa.Table.from_pylist(rows, schema=CHUNK_SCHEMA),
+    )
 
 
 def _name(source: Any) -> str:

@@ -18,10 +18,13 @@ from functools import lru_cache
 
 _PAGE_LINE = re.compile(
     r'^[ \t]*(?:<!--[ \t]*page(?:[ _-]?number)?[ \t]*[:=]?[ \t]*"?(\d+)"?[ \t]*-->'
-    r"|\{(\d+)\}-{5,})[ \t]*$", re.I | re.M)
+    r"|\{(\d+)\}-{5,})[ \t]*$",
+    re.I | re.M,
+)
 _DATA_URI = re.compile(r"data:image/[\w.+-]+;base64,[A-Za-z0-9+/=\s]{64,}")
-TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$",
-                             re.M)
+TABLE_SEPARATOR = re.compile(
+    r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$", re.M
+)
 IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>\n]*>", re.I)
 
 
@@ -69,8 +72,9 @@ def front_matter(text: str) -> tuple[dict, str]:
         data = dict(_key_values(content))
     if not isinstance(data, dict):
         data = {}
-    return {str(k).strip().lower(): _plain_value(v) for k, v in data.items()
-            if str(k).strip()}, text[end:]
+    return {
+        str(k).strip().lower(): _plain_value(v) for k, v in data.items() if str(k).strip()
+    }, text[end:]
 
 
 def _front_token(text: str) -> tuple[str, int] | None:
@@ -80,7 +84,7 @@ def _front_token(text: str) -> tuple[str, int] | None:
     if not tokens or tokens[0].type != "front_matter" or tokens[0].map is None:
         return None
     lines = text.splitlines(keepends=True)
-    end = sum(len(line) for line in lines[:tokens[0].map[1]])
+    end = sum(len(line) for line in lines[: tokens[0].map[1]])
     return tokens[0].content, end
 
 
@@ -111,8 +115,7 @@ def parse_markdown(text: str, *, first_page: int | None = None) -> ParsedDoc:
     """Clean `text` and build its heading tree (see the module docstring)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     meta, text = front_matter(text)
-    text = _DATA_URI.sub(lambda m: f"data:,(inline image of {len(m.group())} bytes omitted)",
-                         text)
+    text = _DATA_URI.sub(lambda m: f"data:,(inline image of {len(m.group())} bytes omitted)", text)
     text, marks = _pages(text, first_page)
     nodes = _tree(text)
     headings = sum(1 for n in nodes if n.level)
@@ -136,7 +139,7 @@ def _pages(text: str, first_page: int | None) -> tuple[str, list[tuple[int, int]
     if not marks and "\f" in text:
         marks = [(0, page)]
     for m in re.finditer(_PAGE_LINE.pattern + r"\n?|\f", text, re.I | re.M):
-        out.append(text[pos:m.start()])
+        out.append(text[pos : m.start()])
         length += m.start() - pos
         pos = m.end()
         if m.group() == "\f":

@@ -29,8 +29,15 @@ from .errors import BackendUnavailable
 
 PRECISIONS = ("fp32", "int8")
 # The files that decide the vectors: a change to any of them means a new export.
-_MODEL_FILES = ("model.safetensors", "pytorch_model.bin", "config.json", "tokenizer.json",
-                "sentence_bert_config.json", "modules.json", "1_Pooling/config.json")
+_MODEL_FILES = (
+    "model.safetensors",
+    "pytorch_model.bin",
+    "config.json",
+    "tokenizer.json",
+    "sentence_bert_config.json",
+    "modules.json",
+    "1_Pooling/config.json",
+)
 
 
 def cache_root() -> Path:
@@ -55,8 +62,9 @@ def model_hash(folder: str) -> str:
 def graph_path(name: str, folder: Path, precision: str = "fp32") -> Path:
     """Where the exported graph of the model in `folder` lives in the cache."""
     if precision not in PRECISIONS:
-        raise ValueError(f"ONNX precision must be one of {', '.join(PRECISIONS)}, "
-                         f"got {precision!r}")
+        raise ValueError(
+            f"ONNX precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"
+        )
     return cache_root() / "onnx" / f"{name}-{model_hash(str(folder))}" / f"model.{precision}.onnx"
 
 
@@ -98,8 +106,9 @@ def _export_fp32(folder: Path, out: Path) -> None:
         import torch
         from transformers import AutoModel
     except ImportError as exc:
-        raise BackendUnavailable("exporting the ONNX embedding graph", "torch transformers") \
-            from exc
+        raise BackendUnavailable(
+            "exporting the ONNX embedding graph", "torch transformers"
+        ) from exc
     from transformers.utils import logging as hf_logging
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -112,8 +121,9 @@ def _export_fp32(folder: Path, out: Path) -> None:
             self.inner = inner
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.inner(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state
+            return self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
 
     ids = torch.ones((2, 8), dtype=torch.long)
     axes = {0: "batch", 1: "tokens"}
@@ -122,11 +132,21 @@ def _export_fp32(folder: Path, out: Path) -> None:
         # of one length); the vectors are checked against torch in tests/test_embeddings.py.
         warnings.simplefilter("ignore")
         # The TorchScript exporter: the dynamo one needs onnxscript and gains nothing here.
-        torch.onnx.export(TokenVectors(model), (ids, torch.ones_like(ids), torch.zeros_like(ids)),
-                          str(out), input_names=["input_ids", "attention_mask", "token_type_ids"],
-                          output_names=["token_vectors"], opset_version=17, dynamo=False,
-                          dynamic_axes={"input_ids": axes, "attention_mask": axes,
-                                        "token_type_ids": axes, "token_vectors": axes})
+        torch.onnx.export(
+            TokenVectors(model),
+            (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+            str(out),
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["token_vectors"],
+            opset_version=17,
+            dynamo=False,
+            dynamic_axes={
+                "input_ids": axes,
+                "attention_mask": axes,
+                "token_type_ids": axes,
+                "token_vectors": axes,
+            },
+        )
 
 
 def _quantize_int8(source: Path, out: Path) -> None:
@@ -145,9 +165,14 @@ def _quantize_int8(source: Path, out: Path) -> None:
     level = root.level
     root.setLevel(logging.ERROR)  # its "consider pre-processing" advice goes to the root logger
     try:
-        quantize_dynamic(str(source), str(out), weight_type=QuantType.QInt8, per_channel=True,
-                         nodes_to_exclude=down,
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+        quantize_dynamic(
+            str(source),
+            str(out),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            nodes_to_exclude=down,
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
     finally:
         root.setLevel(level)
 
@@ -161,8 +186,9 @@ def _is_down_projection(node: str) -> bool:
 class OnnxEncoder:
     """Token ids in, normalised mean-pooled vectors out, on an ONNX Runtime session."""
 
-    def __init__(self, graph: Path, tokenizer_file: Path, max_tokens: int,
-                 threads: int | None = None):
+    def __init__(
+        self, graph: Path, tokenizer_file: Path, max_tokens: int, threads: int | None = None
+    ):
         try:
             import onnxruntime as ort
         except ImportError as exc:
@@ -176,8 +202,9 @@ class OnnxEncoder:
         if threads:
             options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(graph), options,
-                                            providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(
+            str(graph), options, providers=["CPUExecutionProvider"]
+        )
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self.tokenizer.no_padding()  # batches pad to their own longest text
@@ -192,10 +219,13 @@ class OnnxEncoder:
         input_ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros((len(batch), width), dtype=np.int64)
         for row, ids in enumerate(batch):
-            input_ids[row, :len(ids)] = ids
-            mask[row, :len(ids)] = 1
-        feeds = {"input_ids": input_ids, "attention_mask": mask,
-                 "token_type_ids": np.zeros_like(input_ids)}
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feeds = {
+            "input_ids": input_ids,
+            "attention_mask": mask,
+            "token_type_ids": np.zeros_like(input_ids),
+        }
         tokens = self.session.run(None, {k: v for k, v in feeds.items() if k in self.inputs})[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (tokens * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)

@@ -28,14 +28,17 @@ from .markdown import Node, _open
 _WORDS = {
     1: "part|partie|parte|title|titre|t[ií]tulo|chapter|chapitre|cap[ií]tulo|book|livre|libro",
     2: "article|art[ií]culo|section|secci[oó]n|annex|annexe|anexo|appendix|appendice|"
-       "ap[eé]ndice|schedule|exhibit|attachment|pi[eè]ce\\s+jointe",
+    "ap[eé]ndice|schedule|exhibit|attachment|pi[eè]ce\\s+jointe",
     3: "clause|cl[aá]usula|paragraph|paragraphe|p[aá]rrafo",
 }
 _KEYWORD = regex.compile(
     r"^[ \t]*(?P<word>" + "|".join(_WORDS.values()) + r")[ \t]+"
-    r"(?P<num>\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[A-Z])\b\.?(?P<rest>[^\n]*)$", regex.I)
+    r"(?P<num>\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[A-Z])\b\.?(?P<rest>[^\n]*)$",
+    regex.I,
+)
 _NUMBERED = regex.compile(
-    r"^[ \t]{0,8}(?P<num>\d{1,3}(?:\.\d{1,3})*)(?P<dot>[.)])?[ \t]+(?P<rest>[\"“'(A-Z\p{Lu}][^\n]*)$")
+    r"^[ \t]{0,8}(?P<num>\d{1,3}(?:\.\d{1,3})*)(?P<dot>[.)])?[ \t]+(?P<rest>[\"“'(A-Z\p{Lu}][^\n]*)$"
+)
 _ROMAN = regex.compile(r"^[ \t]{0,8}(?P<num>[IVXLC]{1,7})[.)][ \t]+(?P<rest>\p{Lu}[^\n]*)$")
 _SEPARATOR = regex.compile(r"^[ \t]*[.:)\-–—][ \t]*")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
@@ -54,8 +57,13 @@ def outline_nodes(text: str, page_starts: list[int] = ()) -> list[Node] | None:
     for i, line in enumerate(lines):
         if i <= skip or not line.strip():
             continue
-        starts = (i == 0 or not lines[i - 1].strip() or _is_page_start(offsets[i], page_starts)
-                  or (heads and heads[-1][0] == i - 1) or _underline(lines[i - 1]))
+        starts = (
+            i == 0
+            or not lines[i - 1].strip()
+            or _is_page_start(offsets[i], page_starts)
+            or (heads and heads[-1][0] == i - 1)
+            or _underline(lines[i - 1])
+        )
         if not starts:
             continue
         head = _heading(lines, i, state, caps_seen)
@@ -67,7 +75,7 @@ def outline_nodes(text: str, page_starts: list[int] = ()) -> list[Node] | None:
         return None
     nodes: list[Node] = []
     stack: list[int] = []
-    if text[:offsets[heads[0][0]]].strip():
+    if text[: offsets[heads[0][0]]].strip():
         nodes.append(Node(0, "", 0, 0))
     for i, level, title in heads:
         _open(nodes, stack, level, title, offsets[i])
@@ -85,7 +93,7 @@ class _Numbering:
 
     def accepts(self, numbers: list[int]) -> bool:
         depth = len(numbers)
-        if depth > len(self.path) + 1 or numbers[:-1] != self.path[:depth - 1]:
+        if depth > len(self.path) + 1 or numbers[:-1] != self.path[: depth - 1]:
             return False
         last = self.path[depth - 1] if depth <= len(self.path) else None
         if last is None:
@@ -103,14 +111,19 @@ def _heading(lines: list[str], i: int, state: _Numbering, caps_seen: Counter):
     found = _KEYWORD.match(line)
     if found and _title_like(found.group("rest")):
         word = found.group("word").lower()
-        level = 1 + next(lv for lv, words in _WORDS.items()
-                         if regex.fullmatch(words, word, regex.I))
+        level = 1 + next(
+            lv for lv, words in _WORDS.items() if regex.fullmatch(words, word, regex.I)
+        )
         level += found.group("num").count(".")
         title, used = stripped, 1
         rest = _SEPARATOR.sub("", found.group("rest")).strip()
         follow = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        if not rest and follow and len(follow.split()) <= 10 and (
-                _caps_title(follow) or follow.istitle()):
+        if (
+            not rest
+            and follow
+            and len(follow.split()) <= 10
+            and (_caps_title(follow) or follow.istitle())
+        ):
             title, used = f"{stripped} {follow}", 2
         return level, _short(title), used
     found = _NUMBERED.match(line)
@@ -129,8 +142,12 @@ def _heading(lines: list[str], i: int, state: _Numbering, caps_seen: Counter):
     nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
     if nxt and _underline(lines[i + 1]) and len(stripped.split()) <= 12:
         return (1 if nxt[0] == "=" else 2), _short(stripped), 2
-    if _caps_title(stripped) and not nxt[:1].islower() and caps_seen[stripped] < 3 \
-            and (not nxt or _underline(lines[i + 1]) or not _caps_title(nxt)):
+    if (
+        _caps_title(stripped)
+        and not nxt[:1].islower()
+        and caps_seen[stripped] < 3
+        and (not nxt or _underline(lines[i + 1]) or not _caps_title(nxt))
+    ):
         return 1, stripped, 1
     return None
 
@@ -146,8 +163,13 @@ def _title_like(rest: str) -> bool:
 def _caps_title(line: str) -> bool:
     letters = [c for c in line if c.isalpha()]
     words = line.split()
-    return (len(letters) >= 4 and 1 <= len(words) <= 10 and all(c.isupper() for c in letters)
-            and not line.endswith((",", ";")) and not regex.fullmatch(r"[\W\d]+", line))
+    return (
+        len(letters) >= 4
+        and 1 <= len(words) <= 10
+        and all(c.isupper() for c in letters)
+        and not line.endswith((",", ";"))
+        and not regex.fullmatch(r"[\W\d]+", line)
+    )
 
 
 def _underline(line: str) -> bool:
@@ -161,7 +183,7 @@ def _numbered_title(number: str, rest: str) -> str:
 
 def _short(title: str, words: int = 10) -> str:
     parts = title.split()
-    return " ".join(parts) if len(parts) <= words else " ".join(parts[:words - 2]) + " …"
+    return " ".join(parts) if len(parts) <= words else " ".join(parts[: words - 2]) + " …"
 
 
 def _roman(numeral: str) -> int:

@@ -21,8 +21,9 @@ class ParentBackend(Backend):
     def __init__(self, *, inner: Backend, depth_factor: int = 4):
         super().__init__(granularity="parent")
         if inner.granularity != "child":
-            raise ValueError(f"the inner backend must index granularity 'child', "
-                             f"not {inner.granularity!r}")
+            raise ValueError(
+                f"the inner backend must index granularity 'child', not {inner.granularity!r}"
+            )
         self.inner, self.depth_factor = inner, depth_factor
         self._parent_row: dict[str, int] = {}
 
@@ -51,8 +52,11 @@ class ParentBackend(Backend):
                     continue
                 if row not in parents:
                     extra = {key: v for key, v in hit.extra.items()}
-                    extra.update(child_chunk_id=self.chunks.column("chunk_id")[hit.row].as_py(),
-                                 child_score=hit.score, _child_row=hit.row)
+                    extra.update(
+                        child_chunk_id=self.chunks.column("chunk_id")[hit.row].as_py(),
+                        child_score=hit.score,
+                        _child_row=hit.row,
+                    )
                     parents[row] = Hit(row, hit.score, extra)
                 else:
                     seen = parents[row].extra.setdefault("matched_keywords", [])

@@ -3,7 +3,8 @@ register themselves below, third parties with `register_backend`."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import UnknownNameError
 
@@ -14,10 +15,12 @@ _REGISTRY: dict[str, Factory] = {}
 def register_backend(name: str, factory: Factory | None = None, *, force: bool = False):
     """Register `factory` under `name` (usable as a decorator). An existing name is replaced
     only with `force=True`."""
+
     def add(f: Factory) -> Factory:
         if name in _REGISTRY and not force:
-            raise ValueError(f"backend {name!r} is already registered; pass force=True "
-                             f"to replace it")
+            raise ValueError(
+                f"backend {name!r} is already registered; pass force=True to replace it"
+            )
         _REGISTRY[name] = f
         return f
 
@@ -39,8 +42,18 @@ def _with(base, **options):
     # A new backend object sharing the fitted state (matrix, vectors) of the stored one.
     clone = type(base)(granularity=base.granularity, **options) if options else base
     if clone is not base:
-        for key in ("chunks", "rows", "model", "data", "indptr", "indices", "num_docs",
-                    "vocab", "vectors", "embedder"):
+        for key in (
+            "chunks",
+            "rows",
+            "model",
+            "data",
+            "indptr",
+            "indices",
+            "num_docs",
+            "vocab",
+            "vectors",
+            "embedder",
+        ):
             if key in base.__dict__:
                 setattr(clone, key, base.__dict__[key])
     return clone
@@ -58,13 +71,23 @@ def _dense(index, *, granularity: str = "section", model: str | None = None, **o
 
 
 @register_backend("hybrid")
-def _hybrid(index, *, granularity: str = "section", weights=(1.0, 1.0), rrf_k: int = 60,
-            depth: int = 50, model: str | None = None, bm25: dict | None = None,
-            dense: dict | None = None):
+def _hybrid(
+    index,
+    *,
+    granularity: str = "section",
+    weights=(1.0, 1.0),
+    rrf_k: int = 60,
+    depth: int = 50,
+    model: str | None = None,
+    bm25: dict | None = None,
+    dense: dict | None = None,
+):
     from .hybrid import HybridBackend
 
-    sources = [_bm25(index, granularity=granularity, **(bm25 or {})),
-               _dense(index, granularity=granularity, model=model, **(dense or {}))]
+    sources = [
+        _bm25(index, granularity=granularity, **(bm25 or {})),
+        _dense(index, granularity=granularity, model=model, **(dense or {})),
+    ]
     return HybridBackend(sources=sources, weights=weights, rrf_k=rrf_k, depth=depth)
 
 

@@ -10,48 +10,90 @@ import pyarrow as pa
 
 from ..schema import table_to_frame
 
-DOCUMENT_SCHEMA = pa.schema([
-    ("doc_id", pa.string()), ("title", pa.string()), ("summary", pa.string()),
-    ("source", pa.string()), ("content_hash", pa.string()), ("encoding", pa.string()),
-    ("language", pa.string()), ("doc_family", pa.string()), ("doc_type", pa.string()),
-    ("date", pa.date32()), ("parties", pa.list_(pa.string())),
-    ("jurisdiction", pa.list_(pa.string())), ("n_chunks", pa.int64()),
-])
+DOCUMENT_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("title", pa.string()),
+        ("summary", pa.string()),
+        ("source", pa.string()),
+        ("content_hash", pa.string()),
+        ("encoding", pa.string()),
+        ("language", pa.string()),
+        ("doc_family", pa.string()),
+        ("doc_type", pa.string()),
+        ("date", pa.date32()),
+        ("parties", pa.list_(pa.string())),
+        ("jurisdiction", pa.list_(pa.string())),
+        ("n_chunks", pa.int64()),
+    ]
+)
 
 # granularity: "section" (the hierarchical chunks, split to the model's limit: what bm25,
 # dense and hybrid index), "parent" (whole sections, stored apart, never indexed), "child"
 # (small pieces of a parent, indexed for the parent backend), "sentence" (one sentence,
 # delivered with its window).
-CHUNK_SCHEMA = pa.schema([
-    ("chunk_id", pa.string()), ("doc_id", pa.string()), ("granularity", pa.string()),
-    ("parent_id", pa.string()), ("section_id", pa.string()), ("ordinal", pa.int64()),
-    ("part_index", pa.int64()), ("part_count", pa.int64()), ("level", pa.int64()),
-    ("breadcrumb", pa.string()), ("chunk_type", pa.string()),
-    ("has_table", pa.bool_()), ("has_image", pa.bool_()),
-    ("page_start", pa.int64()), ("page_end", pa.int64()), ("language", pa.string()),
-    ("char_spans", pa.list_(pa.int64())), ("n_tokens", pa.int64()),
-    ("representation_text", pa.string()), ("generation_text", pa.string()),
-])
+CHUNK_SCHEMA = pa.schema(
+    [
+        ("chunk_id", pa.string()),
+        ("doc_id", pa.string()),
+        ("granularity", pa.string()),
+        ("parent_id", pa.string()),
+        ("section_id", pa.string()),
+        ("ordinal", pa.int64()),
+        ("part_index", pa.int64()),
+        ("part_count", pa.int64()),
+        ("level", pa.int64()),
+        ("breadcrumb", pa.string()),
+        ("chunk_type", pa.string()),
+        ("has_table", pa.bool_()),
+        ("has_image", pa.bool_()),
+        ("page_start", pa.int64()),
+        ("page_end", pa.int64()),
+        ("language", pa.string()),
+        ("char_spans", pa.list_(pa.int64())),
+        ("n_tokens", pa.int64()),
+        ("representation_text", pa.string()),
+        ("generation_text", pa.string()),
+    ]
+)
 
 CHUNK_TYPES = ("section", "subsection", "merged", "orphan", "table", "image", "screen")
 
-HITS_SCHEMA = pa.schema([
-    ("question_id", pa.string()), ("chunk_id", pa.string()), ("doc_id", pa.string()),
-    ("rank", pa.int64()), ("score", pa.float64()), ("backend", pa.string()),
-    ("breadcrumb", pa.string()), ("chunk_type", pa.string()),
-    ("page_start", pa.int64()), ("page_end", pa.int64()),
-    ("part_index", pa.int64()), ("part_count", pa.int64()),
-    ("generation_text", pa.string()), ("matched_keywords", pa.list_(pa.string())),
-    ("bm25_rank", pa.int64()), ("bm25_score", pa.float64()),
-    ("dense_rank", pa.int64()), ("dense_score", pa.float64()),
-    ("rerank_score", pa.float64()), ("child_chunk_id", pa.string()),
-    ("child_score", pa.float64()), ("pinned", pa.bool_()), ("route", pa.string()),
-    # Appended columns: the hit a sibling row restores context for; the sub-question that
-    # found a hit (dispatch of a decomposed question); how dispatch treated the question
-    # (a substitution, a condition, a demotion), and the follow-up of a `clarify` row.
-    ("sibling_of", pa.string()), ("sub_question", pa.string()), ("note", pa.string()),
-    ("suggested_clarification", pa.string()), ("ambiguity_reason", pa.string()),
-])
+HITS_SCHEMA = pa.schema(
+    [
+        ("question_id", pa.string()),
+        ("chunk_id", pa.string()),
+        ("doc_id", pa.string()),
+        ("rank", pa.int64()),
+        ("score", pa.float64()),
+        ("backend", pa.string()),
+        ("breadcrumb", pa.string()),
+        ("chunk_type", pa.string()),
+        ("page_start", pa.int64()),
+        ("page_end", pa.int64()),
+        ("part_index", pa.int64()),
+        ("part_count", pa.int64()),
+        ("generation_text", pa.string()),
+        ("matched_keywords", pa.list_(pa.string())),
+        ("bm25_rank", pa.int64()),
+        ("bm25_score", pa.float64()),
+        ("dense_rank", pa.int64()),
+        ("dense_score", pa.float64()),
+        ("rerank_score", pa.float64()),
+        ("child_chunk_id", pa.string()),
+        ("child_score", pa.float64()),
+        ("pinned", pa.bool_()),
+        ("route", pa.string()),
+        # Appended columns: the hit a sibling row restores context for; the sub-question that
+        # found a hit (dispatch of a decomposed question); how dispatch treated the question
+        # (a substitution, a condition, a demotion), and the follow-up of a `clarify` row.
+        ("sibling_of", pa.string()),
+        ("sub_question", pa.string()),
+        ("note", pa.string()),
+        ("suggested_clarification", pa.string()),
+        ("ambiguity_reason", pa.string()),
+    ]
+)
 HIT_COLUMNS: tuple[str, ...] = tuple(HITS_SCHEMA.names)
 
 

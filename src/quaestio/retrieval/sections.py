@@ -11,8 +11,8 @@ A section is a list of char ranges of the clean text plus its heading path. Rule
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .markdown import ParsedDoc
 
@@ -44,22 +44,32 @@ def build_sections(doc: ParsedDoc, count: Counter, *, min_tokens: int = 48) -> l
     """
     nodes, text = doc.nodes, doc.text
     root = title_node(doc)
-    own = count([text[n.start:n.end] for n in nodes]) if nodes else []
+    own = count([text[n.start : n.end] for n in nodes]) if nodes else []
     by_node: dict[int, Section] = {}
     out: list[Section] = []
     pending: list[tuple[int, int]] = []
     for i, node in enumerate(nodes):
-        body = text[node.start:node.end]
+        body = text[node.start : node.end]
         if node.level and node.children and not body.partition("\n")[2].strip():
             pending.append((node.start, node.end))
             continue
         ranges = _join(pending + [(node.start, node.end)])
         pending = []
         parent = node.parent
-        kind = ("orphan" if node.level == 0 else
-                "subsection" if parent is not None and parent != root else "section")
-        if (kind == "subsection" and not node.children and own[i] < min_tokens
-                and parent in by_node and by_node[parent].ranges[-1][1] <= node.start):
+        kind = (
+            "orphan"
+            if node.level == 0
+            else "subsection"
+            if parent is not None and parent != root
+            else "section"
+        )
+        if (
+            kind == "subsection"
+            and not node.children
+            and own[i] < min_tokens
+            and parent in by_node
+            and by_node[parent].ranges[-1][1] <= node.start
+        ):
             host = by_node[parent]
             host.ranges = _join(host.ranges + ranges)
             host.kind = "merged"
@@ -70,8 +80,16 @@ def build_sections(doc: ParsedDoc, count: Counter, *, min_tokens: int = 48) -> l
         by_node[i] = section
         out.append(section)
     if pending:  # trailing headings with nothing under them
-        out.append(Section(len(nodes) - 1, nodes[-1].level, _titles(nodes, len(nodes) - 1),
-                           _join(pending), nodes[-1].parent, "section"))
+        out.append(
+            Section(
+                len(nodes) - 1,
+                nodes[-1].level,
+                _titles(nodes, len(nodes) - 1),
+                _join(pending),
+                nodes[-1].parent,
+                "section",
+            )
+        )
     return out
 
 

@@ -16,16 +16,31 @@ from __future__ import annotations
 import hashlib
 import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from .errors import (W301_EMPTY, W302_BINARY, W303_DUPLICATE, W304_ENCODING, IngestionError,
-                     IngestionWarning)
+from .errors import (
+    W301_EMPTY,
+    W302_BINARY,
+    W303_DUPLICATE,
+    W304_ENCODING,
+    IngestionError,
+    IngestionWarning,
+)
 
 SUFFIXES = (".md", ".markdown", ".txt", ".mdx")
-META_COLUMNS = ("title", "date", "parties", "jurisdiction", "doc_family", "doc_type",
-                "language", "type")
+META_COLUMNS = (
+    "title",
+    "date",
+    "parties",
+    "jurisdiction",
+    "doc_family",
+    "doc_type",
+    "language",
+    "type",
+)
 
 
 @dataclass
@@ -42,16 +57,21 @@ class RawDoc:
         return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def iter_documents(source: Any, *, encoding: str | None = None,
-                   skipped: list[dict[str, str]] | None = None) -> Iterator[RawDoc]:
+def iter_documents(
+    source: Any, *, encoding: str | None = None, skipped: list[dict[str, str]] | None = None
+) -> Iterator[RawDoc]:
     """Yield each readable, non-duplicate document of `source` (see the module docstring)."""
     skipped = skipped if skipped is not None else []
     seen: dict[str, str] = {}
     for doc in _raw(source, encoding, skipped):
         digest = doc.content_hash
         if digest in seen:
-            _skip(skipped, doc.source, W303_DUPLICATE,
-                  f"same content as {seen[digest]}: indexed once")
+            _skip(
+                skipped,
+                doc.source,
+                W303_DUPLICATE,
+                f"same content as {seen[digest]}: indexed once",
+            )
             continue
         seen[digest] = doc.source
         yield doc
@@ -60,16 +80,25 @@ def iter_documents(source: Any, *, encoding: str | None = None,
 def _raw(source: Any, encoding: str | None, skipped: list) -> Iterator[RawDoc]:
     pd, pl = sys.modules.get("pandas"), sys.modules.get("polars")
     if (pd is not None and isinstance(source, pd.DataFrame)) or (
-            pl is not None and isinstance(source, pl.DataFrame)):
+        pl is not None and isinstance(source, pl.DataFrame)
+    ):
         yield from _from_frame(source, skipped)
         return
     paths = [source] if isinstance(source, (str, Path)) else list(source)
     for root in map(Path, paths):
         if not root.exists():
             raise IngestionError(str(root), "no such file or folder")
-        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
-                       and not any(part.startswith(".") for part in p.relative_to(root).parts)
-                       ) if root.is_dir() else [root]
+        files = (
+            sorted(
+                p
+                for p in root.rglob("*")
+                if p.is_file()
+                and p.suffix.lower() in SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(root).parts)
+            )
+            if root.is_dir()
+            else [root]
+        )
         for path in files:
             doc_id = path.relative_to(root).as_posix() if root.is_dir() else path.name
             text, used = _decode(path, encoding, skipped)
@@ -98,8 +127,13 @@ def _decode(path: Path, encoding: str | None, skipped: list) -> tuple[str | None
         from ..io import decode_bytes  # charset-normalizer: cp1251, Shift-JIS, cp1252, ...
 
         text, guess, _ = decode_bytes(data)
-        _skip(skipped, str(path), W304_ENCODING,
-              f"not UTF-8 (byte {exc.start}): decoded as {guess}", skipped_doc=False)
+        _skip(
+            skipped,
+            str(path),
+            W304_ENCODING,
+            f"not UTF-8 (byte {exc.start}): decoded as {guess}",
+            skipped_doc=False,
+        )
         return text, guess
 
 
@@ -118,8 +152,14 @@ def _from_frame(frame: Any, skipped: list) -> Iterator[RawDoc]:
         doc_id = str(row.get("doc_id") if row.get("doc_id") is not None else f"doc{n}")
         meta = {k: row[k] for k in META_COLUMNS if k in row and _present(row[k])}
         page = row.get("page_start")
-        yield RawDoc(doc_id, str(row.get("source") or where), text, "utf-8", meta,
-                     int(page) if _present(page) else None)
+        yield RawDoc(
+            doc_id,
+            str(row.get("source") or where),
+            text,
+            "utf-8",
+            meta,
+            int(page) if _present(page) else None,
+        )
 
 
 def _present(value: Any) -> bool:
@@ -130,6 +170,12 @@ def _present(value: Any) -> bool:
 
 
 def _skip(skipped: list, source: str, code: str, reason: str, *, skipped_doc: bool = True):
-    skipped.append({"source": source, "code": code, "reason": reason,
-                    "skipped": "yes" if skipped_doc else "no"})
+    skipped.append(
+        {
+            "source": source,
+            "code": code,
+            "reason": reason,
+            "skipped": "yes" if skipped_doc else "no",
+        }
+    )
     warnings.warn(IngestionWarning(code, f"{source}: {reason}"), stacklevel=4)

@@ -10,7 +10,7 @@ own. Parts are char ranges of the clean text, so nothing can be dropped or trunc
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from .markdown import TABLE_SEPARATOR
 
@@ -21,8 +21,9 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.M)
 
 
-def split_ranges(text: str, ranges: list[Range], budget: int, count: Counter, *,
-                 overlap: int = 32) -> list[list[Range]]:
+def split_ranges(
+    text: str, ranges: list[Range], budget: int, count: Counter, *, overlap: int = 32
+) -> list[list[Range]]:
     """Pack `ranges` into parts of at most `budget` tokens (see the module docstring)."""
     if sum(count([text[s:e] for s, e in ranges])) <= budget:
         return [ranges]
@@ -77,8 +78,7 @@ def _sentences(text: str, start: int, end: int, language: str | None = None) -> 
     return sentence_spans(text, start, end, language)
 
 
-def sentence_spans(text: str, start: int, end: int, language: str | None = None
-                   ) -> list[Range]:
+def sentence_spans(text: str, start: int, end: int, language: str | None = None) -> list[Range]:
     """Sentences of `text[start:end]` as char ranges, by sentencex (Wikimedia's segmenter).
 
     Measured against pysbd (the issue's suggestion): sentencex keeps "e.g.", "Art. 5",
@@ -110,8 +110,11 @@ def sentence_spans(text: str, start: int, end: int, language: str | None = None
         return [(start, end)] if end > start else []
     first, last = out[0], out[-1]
     out[0], out[-1] = (start, first[1]), (last[0], end) if len(out) > 1 else (start, end)
-    return [(s, _rstrip(text, s, e)) if i < len(out) - 1 else (s, e)
-            for i, (s, e) in enumerate(out) if e > s]
+    return [
+        (s, _rstrip(text, s, e)) if i < len(out) - 1 else (s, e)
+        for i, (s, e) in enumerate(out)
+        if e > s
+    ]
 
 
 def _rstrip(text: str, start: int, end: int) -> int:
@@ -127,18 +130,19 @@ def _words(text: str, start: int, end: int, budget: int, size: int) -> list[Rang
     per_window = max(1, int(len(words) * budget / max(size, 1) * 0.9))
     out = []
     for i in range(0, len(words), per_window):
-        chunk = words[i:i + per_window]
+        chunk = words[i : i + per_window]
         out.append((start + chunk[0][0], start + chunk[-1][1]))
     return out
 
 
-def _overlap(text: str, last: Range, room: int, count: Counter, overlap: int
-             ) -> tuple[list[Range], int]:
+def _overlap(
+    text: str, last: Range, room: int, count: Counter, overlap: int
+) -> tuple[list[Range], int]:
     sentences = _sentences(text, *last)
-    if len(sentences) < 2 and count([text[last[0]:last[1]]])[0] > overlap:
+    if len(sentences) < 2 and count([text[last[0] : last[1]]])[0] > overlap:
         return [], 0
     tail = sentences[-1]
-    size = count([text[tail[0]:tail[1]]])[0]
-    if size > min(overlap, room) or TABLE_SEPARATOR.search(text[tail[0]:tail[1]]):
+    size = count([text[tail[0] : tail[1]]])[0]
+    if size > min(overlap, room) or TABLE_SEPARATOR.search(text[tail[0] : tail[1]]):
         return [], 0
     return [tail], size

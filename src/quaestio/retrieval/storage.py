@@ -31,9 +31,10 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -46,9 +47,18 @@ FORMAT_VERSION = 2
 INDEXED = ("section", "child", "sentence")
 BM25_PARTS = ("data.npy", "indices.npy", "indptr.npy", "vocab.json")
 MAX_MANIFEST_BYTES = 64 << 20
-_REQUIRED = {"format": str, "format_version": int, "granularities": list, "documents": int,
-             "chunks": int, "rows": dict, "files": dict, "bm25": dict, "chunk_options": dict,
-             "digest": str}
+_REQUIRED = {
+    "format": str,
+    "format_version": int,
+    "granularities": list,
+    "documents": int,
+    "chunks": int,
+    "rows": dict,
+    "files": dict,
+    "bm25": dict,
+    "chunk_options": dict,
+    "digest": str,
+}
 
 
 def expected_files(manifest: dict) -> list[str]:
@@ -69,6 +79,7 @@ def digest(manifest: dict) -> str:
 
 # --- writing ---------------------------------------------------------------------------
 
+
 def write_index(index: Any, target: Path) -> None:
     """Write `index` (an `Index` with fitted backends) to `target`: temporary folder, then
     one swap. Refuses a target that is not provably an index."""
@@ -81,26 +92,40 @@ def write_index(index: Any, target: Path) -> None:
     os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it private; an index is a plain folder
     try:
         files = {}
-        files["documents.parquet"] = _write(tmp, "documents.parquet",
-                                            lambda f: pq.write_table(index.documents, f))
-        files["chunks.parquet"] = _write(tmp, "chunks.parquet",
-                                         lambda f: pq.write_table(index.chunks, f))
+        files["documents.parquet"] = _write(
+            tmp, "documents.parquet", lambda f: pq.write_table(index.documents, f)
+        )
+        files["chunks.parquet"] = _write(
+            tmp, "chunks.parquet", lambda f: pq.write_table(index.chunks, f)
+        )
         for g in index.granularities():
             bm25 = index.base("bm25", g)
-            for part, value in (("data", bm25.data), ("indices", bm25.indices),
-                                ("indptr", bm25.indptr)):
+            for part, value in (
+                ("data", bm25.data),
+                ("indices", bm25.indices),
+                ("indptr", bm25.indptr),
+            ):
                 files[f"bm25.{g}.{part}.npy"] = _write(
-                    tmp, f"bm25.{g}.{part}.npy", lambda f, v=value: np.save(f, np.asarray(v)))
+                    tmp, f"bm25.{g}.{part}.npy", lambda f, v=value: np.save(f, np.asarray(v))
+                )
             vocab = json.dumps(bm25.vocab, ensure_ascii=False).encode()
-            files[f"bm25.{g}.vocab.json"] = _write(tmp, f"bm25.{g}.vocab.json",
-                                                   lambda f: f.write(vocab))
+            files[f"bm25.{g}.vocab.json"] = _write(
+                tmp, f"bm25.{g}.vocab.json", lambda f: f.write(vocab)
+            )
             if index.embedding_model:
                 vectors = np.ascontiguousarray(index.base("dense", g).vectors, dtype=np.float32)
-                files[f"dense.{g}.npy"] = _write(tmp, f"dense.{g}.npy",
-                                                 lambda f: np.save(f, vectors))
-        manifest = dict(index.manifest, format=MARKER, format_version=FORMAT_VERSION,
-                        files=files, documents=index.documents.num_rows,
-                        chunks=index.chunks.num_rows, rows=_rows(index.chunks))
+                files[f"dense.{g}.npy"] = _write(
+                    tmp, f"dense.{g}.npy", lambda f: np.save(f, vectors)
+                )
+        manifest = dict(
+            index.manifest,
+            format=MARKER,
+            format_version=FORMAT_VERSION,
+            files=files,
+            documents=index.documents.num_rows,
+            chunks=index.chunks.num_rows,
+            rows=_rows(index.chunks),
+        )
         manifest.pop("digest", None)
         manifest["digest"] = digest(manifest)
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
@@ -135,23 +160,31 @@ def replaceable(target: Path) -> list[str] | None:
     if not entries:
         return []
     if "manifest.json" not in entries:
-        raise IndexFormatError(f"{refuse} (no manifest.json); refusing to replace it: "
-                               f"choose another folder")
+        raise IndexFormatError(
+            f"{refuse} (no manifest.json); refusing to replace it: choose another folder"
+        )
     try:
         manifest = json.loads((target / "manifest.json").read_bytes()[:MAX_MANIFEST_BYTES])
         files = list(manifest["files"]) if manifest.get("format") == MARKER else None
     except (ValueError, KeyError, TypeError, OSError):
         files = None
     if files is None:
-        raise IndexFormatError(f"{refuse} (its manifest.json has no quaestio index marker); "
-                               f"refusing to replace it: choose another folder")
+        raise IndexFormatError(
+            f"{refuse} (its manifest.json has no quaestio index marker); "
+            f"refusing to replace it: choose another folder"
+        )
     allowed = set(files) | {"manifest.json"}
-    extra = [e for e in entries if e not in allowed or not (target / e).is_file()
-             or (target / e).is_symlink()]
+    extra = [
+        e
+        for e in entries
+        if e not in allowed or not (target / e).is_file() or (target / e).is_symlink()
+    ]
     if extra:
-        raise IndexFormatError(f"{target} holds files that are not part of its index "
-                               f"({', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''}); "
-                               f"refusing to replace it: move them out or choose another folder")
+        raise IndexFormatError(
+            f"{target} holds files that are not part of its index "
+            f"({', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''}); "
+            f"refusing to replace it: move them out or choose another folder"
+        )
     return [e for e in entries]
 
 
@@ -192,6 +225,7 @@ def _swap(tmp: Path, target: Path, known: list[str] | None) -> None:
 
 # --- reading ---------------------------------------------------------------------------
 
+
 class _Changed(Exception):
     """The folder changed while it was read (an update swapped in): read it again."""
 
@@ -210,8 +244,11 @@ def _read(folder: Path, retry: bool = True):
     raw = _manifest_bytes(folder, retry)
     manifest = check_manifest(raw, folder)
     try:
-        blobs = {name: _file(folder, name, manifest["files"][name]) for name in
-                 expected_files(manifest) if not name.startswith("dense.")}
+        blobs = {
+            name: _file(folder, name, manifest["files"][name])
+            for name in expected_files(manifest)
+            if not name.startswith("dense.")
+        }
         documents = _parquet(blobs.pop("documents.parquet"), "documents.parquet")
         chunks = _parquet(blobs.pop("chunks.parquet"), "chunks.parquet")
         stored = {}
@@ -239,8 +276,10 @@ def _manifest_bytes(folder: Path, retry: bool, quiet: bool = False) -> bytes | N
         if retry and any(folder.parent.glob(f".{folder.name}.old-*")):
             raise _Changed() from None  # between the two renames of a swap
         if folder.is_dir():
-            raise IndexFormatError(f"{folder} is not a quaestio index (no manifest.json); "
-                                   f"build one with: quaestio index DOCS_DIR -o {folder}") from None
+            raise IndexFormatError(
+                f"{folder} is not a quaestio index (no manifest.json); "
+                f"build one with: quaestio index DOCS_DIR -o {folder}"
+            ) from None
         raise IndexFormatError(f"{folder}: no such index folder") from None
     except IsADirectoryError:
         raise IndexFormatError(f"{path}: is a folder, not a manifest file") from None
@@ -249,8 +288,9 @@ def _manifest_bytes(folder: Path, retry: bool, quiet: bool = False) -> bytes | N
             return None
         raise IndexFormatError(f"{path}: cannot be read ({exc.strerror})") from None
     if len(data) > MAX_MANIFEST_BYTES:
-        raise IndexFormatError(f"{path}: larger than {MAX_MANIFEST_BYTES >> 20} MB; not a "
-                               f"quaestio manifest")
+        raise IndexFormatError(
+            f"{path}: larger than {MAX_MANIFEST_BYTES >> 20} MB; not a quaestio manifest"
+        )
     return data
 
 
@@ -264,43 +304,57 @@ def check_manifest(raw: bytes, folder: Path) -> dict:
     except ValueError as exc:
         raise IndexFormatError(f"{folder}/{where}: not valid JSON ({exc})") from None
     if not isinstance(manifest, dict):
-        raise IndexFormatError(f"{folder}/{where}: a JSON {type(manifest).__name__}, "
-                               f"not an object")
+        raise IndexFormatError(
+            f"{folder}/{where}: a JSON {type(manifest).__name__}, not an object"
+        )
     if manifest.get("format") != MARKER:
         version = manifest.get("format_version")
         hint = "; rebuild the index" if version == 1 else ""
-        raise IndexFormatError(f"{folder}/{where}: no quaestio index marker "
-                               f"(format_version {version!r}){hint}")
+        raise IndexFormatError(
+            f"{folder}/{where}: no quaestio index marker (format_version {version!r}){hint}"
+        )
     if manifest.get("format_version") != FORMAT_VERSION:
-        raise IndexFormatError(f"{folder}/{where}: index format "
-                               f"{manifest.get('format_version')!r}, this quaestio reads "
-                               f"{FORMAT_VERSION}; rebuild the index")
+        raise IndexFormatError(
+            f"{folder}/{where}: index format "
+            f"{manifest.get('format_version')!r}, this quaestio reads "
+            f"{FORMAT_VERSION}; rebuild the index"
+        )
     for key, kind in _REQUIRED.items():
         value = manifest.get(key)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise IndexFormatError(f"{folder}/{where}: key {key!r} is missing or not a "
-                                   f"{kind.__name__} (got {type(value).__name__})")
+            raise IndexFormatError(
+                f"{folder}/{where}: key {key!r} is missing or not a "
+                f"{kind.__name__} (got {type(value).__name__})"
+            )
     if manifest["digest"] != digest(manifest):
-        raise IndexFormatError(f"{folder}/{where}: its digest does not match its content "
-                               f"(edited or damaged); rebuild the index")
+        raise IndexFormatError(
+            f"{folder}/{where}: its digest does not match its content "
+            f"(edited or damaged); rebuild the index"
+        )
     grans = manifest["granularities"]
-    if not set(grans) <= set(INDEXED) or len(set(grans)) != len(grans) or \
-            not all(isinstance(g, str) for g in grans):
-        raise IndexFormatError(f"{folder}/{where}: granularities {grans!r} are not among "
-                               f"{list(INDEXED)}")
+    if (
+        not set(grans) <= set(INDEXED)
+        or len(set(grans)) != len(grans)
+        or not all(isinstance(g, str) for g in grans)
+    ):
+        raise IndexFormatError(
+            f"{folder}/{where}: granularities {grans!r} are not among {list(INDEXED)}"
+        )
     for key in ("documents", "chunks"):
         if manifest[key] < 0:
             raise IndexFormatError(f"{folder}/{where}: {key} is negative")
     rows = manifest["rows"]
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
-               for v in rows.values()) or sum(rows.values()) != manifest["chunks"]:
-        raise IndexFormatError(f"{folder}/{where}: rows {rows!r} do not add up to "
-                               f"{manifest['chunks']} chunks")
+    if (
+        not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in rows.values())
+        or sum(rows.values()) != manifest["chunks"]
+    ):
+        raise IndexFormatError(
+            f"{folder}/{where}: rows {rows!r} do not add up to {manifest['chunks']} chunks"
+        )
     _check_model(manifest, folder)
     prints = manifest.get("fingerprints", {})
     if not isinstance(prints, dict) or not all(isinstance(v, str) for v in prints.values()):
-        raise IndexFormatError(f"{folder}/{where}: fingerprints must map document ids to "
-                               f"text")
+        raise IndexFormatError(f"{folder}/{where}: fingerprints must map document ids to text")
     if not isinstance(manifest.get("updates", []), list):
         raise IndexFormatError(f"{folder}/{where}: updates must be a list")
     files = manifest["files"]
@@ -308,14 +362,22 @@ def check_manifest(raw: bytes, folder: Path) -> dict:
     missing = [n for n in expected if n not in files]
     unknown = [n for n in files if n not in expected]
     if missing or unknown:
-        raise IndexFormatError(f"{folder}/{where}: its file list does not match the index "
-                               f"(missing {missing[:3]}, unexpected {unknown[:3]})")
+        raise IndexFormatError(
+            f"{folder}/{where}: its file list does not match the index "
+            f"(missing {missing[:3]}, unexpected {unknown[:3]})"
+        )
     for name, entry in files.items():
-        if not (isinstance(entry, dict) and isinstance(entry.get("sha256"), str)
-                and len(entry["sha256"]) == 64 and isinstance(entry.get("size"), int)
-                and not isinstance(entry.get("size"), bool) and entry["size"] >= 0):
-            raise IndexFormatError(f"{folder}/{where}: entry of {name!r} needs a sha256 "
-                                   f"(64 hex digits) and a size")
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("sha256"), str)
+            and len(entry["sha256"]) == 64
+            and isinstance(entry.get("size"), int)
+            and not isinstance(entry.get("size"), bool)
+            and entry["size"] >= 0
+        ):
+            raise IndexFormatError(
+                f"{folder}/{where}: entry of {name!r} needs a sha256 (64 hex digits) and a size"
+            )
     return manifest
 
 
@@ -325,23 +387,28 @@ def _check_model(manifest: dict, folder: Path) -> None:
         return
     where = f"{folder}/manifest.json"
     if not isinstance(model, dict) or not isinstance(model.get("name"), str):
-        raise IndexFormatError(f"{where}: embedding_model must be null or an object with "
-                               f"a name")
+        raise IndexFormatError(f"{where}: embedding_model must be null or an object with a name")
     from ..errors import UnknownNameError
     from .embeddings import resolve
 
     try:
         spec = resolve(model["name"])
     except UnknownNameError:
-        raise IndexFormatError(f"{where}: embedding model {model['name']!r} is not a "
-                               f"packaged model of this quaestio") from None
+        raise IndexFormatError(
+            f"{where}: embedding model {model['name']!r} is not a packaged model of this quaestio"
+        ) from None
     if model.get("dim") != spec.dim or model.get("package") != spec.distribution:
-        raise IndexFormatError(f"{where}: embedding model {spec.name!r} has dim {spec.dim} "
-                               f"and package {spec.distribution!r}, the manifest says "
-                               f"{model.get('dim')!r} and {model.get('package')!r}")
+        raise IndexFormatError(
+            f"{where}: embedding model {spec.name!r} has dim {spec.dim} "
+            f"and package {spec.distribution!r}, the manifest says "
+            f"{model.get('dim')!r} and {model.get('package')!r}"
+        )
     probe = manifest.get("model_probe")
-    if probe is not None and not (isinstance(probe, list) and len(probe) == spec.dim and
-                                  all(isinstance(x, (int, float)) for x in probe)):
+    if probe is not None and not (
+        isinstance(probe, list)
+        and len(probe) == spec.dim
+        and all(isinstance(x, (int, float)) for x in probe)
+    ):
         raise IndexFormatError(f"{where}: model_probe is not a vector of {spec.dim} numbers")
 
 
@@ -355,8 +422,9 @@ def _listed_file(path: Path) -> Iterator[BinaryIO]:
         with open(path, "rb") as f:
             yield f
     except FileNotFoundError:
-        raise IndexFormatError(f"{path}: missing (the manifest lists it); rebuild the "
-                               f"index") from None
+        raise IndexFormatError(
+            f"{path}: missing (the manifest lists it); rebuild the index"
+        ) from None
     except OSError as exc:
         raise IndexFormatError(f"{path}: cannot be read ({exc.strerror})") from None
 
@@ -371,12 +439,16 @@ def _file(folder: Path, name: str, entry: dict) -> bytes:
 
 def _verify(path: Path, data, entry: dict) -> None:
     if len(data) != entry["size"]:
-        raise IndexFormatError(f"{path}: {len(data)}{'+' if len(data) > entry['size'] else ''}"
-                               f" bytes, the manifest says {entry['size']} (truncated or "
-                               f"replaced); rebuild the index")
+        raise IndexFormatError(
+            f"{path}: {len(data)}{'+' if len(data) > entry['size'] else ''}"
+            f" bytes, the manifest says {entry['size']} (truncated or "
+            f"replaced); rebuild the index"
+        )
     if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-        raise IndexFormatError(f"{path}: sha256 does not match the manifest (damaged or "
-                               f"taken from another index); rebuild the index")
+        raise IndexFormatError(
+            f"{path}: sha256 does not match the manifest (damaged or "
+            f"taken from another index); rebuild the index"
+        )
 
 
 def _parquet(data: bytes, name: str) -> pa.Table:
@@ -412,21 +484,36 @@ def _bm25(blobs: dict, g: str, n_rows: int) -> dict:
     elif indices.ndim != 1 or indices.dtype.kind not in "iu":
         problem = f"{name}.indices.npy: must be a 1-D array of integers"
     elif len(indices) != len(data):
-        problem = (f"{name}.data.npy and {name}.indices.npy disagree: {len(data)} scores, "
-                   f"{len(indices)} row numbers (one is damaged or from another index)")
+        problem = (
+            f"{name}.data.npy and {name}.indices.npy disagree: {len(data)} scores, "
+            f"{len(indices)} row numbers (one is damaged or from another index)"
+        )
     elif len(indices) and (indices.min() < 0 or indices.max() >= max(n_rows, 1)):
         problem = f"{name}.indices.npy: row numbers outside 0..{n_rows - 1}"
-    elif indptr.ndim != 1 or indptr.dtype.kind not in "iu" or \
-            len(indptr) - 1 < max((v for t, v in vocab.items() if t), default=-1) + 1 or \
-            len(indptr) > len(vocab) + 1 or not len(indptr) or indptr[0] != 0 or \
-            indptr[-1] != len(data) or (np.diff(indptr) < 0).any():
+    elif (
+        indptr.ndim != 1
+        or indptr.dtype.kind not in "iu"
+        or len(indptr) - 1 < max((v for t, v in vocab.items() if t), default=-1) + 1
+        or len(indptr) > len(vocab) + 1
+        or not len(indptr)
+        or indptr[0] != 0
+        or indptr[-1] != len(data)
+        or (np.diff(indptr) < 0).any()
+    ):
         # bm25s keeps a column per token but for its "" placeholder
-        problem = (f"{name}.indptr.npy: must be one non-decreasing offset per token of "
-                   f"{name}.vocab.json, from 0 to the {len(data)} scores of {name}.data.npy")
+        problem = (
+            f"{name}.indptr.npy: must be one non-decreasing offset per token of "
+            f"{name}.vocab.json, from 0 to the {len(data)} scores of {name}.data.npy"
+        )
     if problem:
         raise IndexFormatError(problem)
-    return {"data": data, "indices": indices, "indptr": indptr, "vocab": vocab,
-            "num_docs": max(n_rows, 1)}
+    return {
+        "data": data,
+        "indices": indices,
+        "indptr": indptr,
+        "vocab": vocab,
+        "num_docs": max(n_rows, 1),
+    }
 
 
 def _dense(folder: Path, g: str, manifest: dict) -> np.ndarray:
@@ -440,8 +527,11 @@ def _dense(folder: Path, g: str, manifest: dict) -> np.ndarray:
     try:
         header = io.BytesIO(mapped[:65536])
         version = np.lib.format.read_magic(header)
-        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
-            np.lib.format.read_array_header_2_0
+        read = (
+            np.lib.format.read_array_header_1_0
+            if version == (1, 0)
+            else np.lib.format.read_array_header_2_0
+        )
         shape, fortran, dtype = read(header)
         count = int(np.prod(shape)) if shape else 1
         vectors = np.frombuffer(mapped, dtype=dtype, count=count, offset=header.tell())
@@ -450,8 +540,10 @@ def _dense(folder: Path, g: str, manifest: dict) -> np.ndarray:
         raise IndexFormatError(f"{path}: not a readable .npy array ({exc})") from None
     dim, n = manifest["embedding_model"]["dim"], manifest["rows"].get(g, 0)
     if vectors.dtype != np.float32 or vectors.shape != (n, dim):
-        raise IndexFormatError(f"{path}: {vectors.dtype} {vectors.shape}, expected float32 "
-                               f"({n}, {dim}) for {n} {g} chunks of a {dim}-d model")
+        raise IndexFormatError(
+            f"{path}: {vectors.dtype} {vectors.shape}, expected float32 "
+            f"({n}, {dim}) for {n} {g} chunks of a {dim}-d model"
+        )
     if not np.isfinite(vectors).all():
         raise IndexFormatError(f"{path}: holds NaN or infinite values")
     return vectors
@@ -461,15 +553,16 @@ def check_tables(documents: pa.Table, chunks: pa.Table, manifest: dict) -> None:
     """Schemas, row counts and links of the two tables against the manifest."""
     from .schema import CHUNK_SCHEMA, DOCUMENT_SCHEMA
 
-    for name, table, schema, count in (("documents.parquet", documents, DOCUMENT_SCHEMA,
-                                        manifest["documents"]),
-                                       ("chunks.parquet", chunks, CHUNK_SCHEMA,
-                                        manifest["chunks"])):
+    for name, table, schema, count in (
+        ("documents.parquet", documents, DOCUMENT_SCHEMA, manifest["documents"]),
+        ("chunks.parquet", chunks, CHUNK_SCHEMA, manifest["chunks"]),
+    ):
         if not table.schema.remove_metadata().equals(schema):
             got = set(table.schema.names) ^ set(schema.names)
-            raise IndexFormatError(f"{name}: columns do not match the index schema"
-                                   + (f" ({', '.join(sorted(got)[:5])})" if got else
-                                      " (column types differ)"))
+            raise IndexFormatError(
+                f"{name}: columns do not match the index schema"
+                + (f" ({', '.join(sorted(got)[:5])})" if got else " (column types differ)")
+            )
         if table.num_rows != count:
             raise IndexFormatError(f"{name}: {table.num_rows} rows, the manifest says {count}")
     doc_ids = documents.column("doc_id").to_pylist()
@@ -479,8 +572,11 @@ def check_tables(documents: pa.Table, chunks: pa.Table, manifest: dict) -> None:
     if None in ids or len(set(ids)) != len(ids):
         raise IndexFormatError("chunks.parquet: chunk_id values are missing or repeated")
     if not set(chunks.column("doc_id").to_pylist()) <= set(doc_ids):
-        raise IndexFormatError("chunks.parquet: chunks of documents that documents.parquet "
-                               "does not hold")
+        raise IndexFormatError(
+            "chunks.parquet: chunks of documents that documents.parquet does not hold"
+        )
     if _rows(chunks) != {g: n for g, n in manifest["rows"].items() if n}:
-        raise IndexFormatError(f"chunks.parquet: rows per granularity {_rows(chunks)} differ "
-                               f"from the manifest's {manifest['rows']}")
+        raise IndexFormatError(
+            f"chunks.parquet: rows per granularity {_rows(chunks)} differ "
+            f"from the manifest's {manifest['rows']}"
+        )

@@ -22,8 +22,9 @@ import datetime as dt
 import fcntl
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -39,9 +40,15 @@ from .storage import MAX_MANIFEST_BYTES
 _LISTED = 50  # document ids written per update record; the counts are always complete
 
 
-def add_documents(index: Index | str | os.PathLike, source: Any, *,
-                  path: str | os.PathLike | None = None, describe: Describe | None = None,
-                  encoding: str | None = None, progress: bool | None = None) -> Index:
+def add_documents(
+    index: Index | str | os.PathLike,
+    source: Any,
+    *,
+    path: str | os.PathLike | None = None,
+    describe: Describe | None = None,
+    encoding: str | None = None,
+    progress: bool | None = None,
+) -> Index:
     """Add the documents of `source` (new document ids) after the index's documents.
 
     Args:
@@ -71,15 +78,23 @@ def add_documents(index: Index | str | os.PathLike, source: Any, *,
 
     new = _chunk(old, source, select, describe, encoding, progress)
     if clash:
-        raise IndexUpdateError(f"add_documents: {_ids(clash)} already in the index; use "
-                               f"update_documents to replace them")
+        raise IndexUpdateError(
+            f"add_documents: {_ids(clash)} already in the index; use "
+            f"update_documents to replace them"
+        )
     order = [*known_order(old), *new.ids]
     return _apply(old, new, order, "add", target)
 
 
-def update_documents(index: Index | str | os.PathLike, source: Any, *,
-                     path: str | os.PathLike | None = None, describe: Describe | None = None,
-                     encoding: str | None = None, progress: bool | None = None) -> Index:
+def update_documents(
+    index: Index | str | os.PathLike,
+    source: Any,
+    *,
+    path: str | os.PathLike | None = None,
+    describe: Describe | None = None,
+    encoding: str | None = None,
+    progress: bool | None = None,
+) -> Index:
     """Replace the documents of `source`, by document id, where they stand in the index.
 
     A document whose fingerprint did not change is left as it is; in a changed one, the
@@ -103,14 +118,27 @@ def update_documents(index: Index | str | os.PathLike, source: Any, *,
 
     new = _chunk(old, source, select, describe, encoding, progress)
     if unknown:
-        raise IndexUpdateError(f"update_documents: {_ids(unknown)} not in the index; use "
-                               f"add_documents for new documents")
-    return _apply(old, new, known_order(old), "update", target,
-                  unchanged=len(seen) - len(new.ids), sources=seen)
+        raise IndexUpdateError(
+            f"update_documents: {_ids(unknown)} not in the index; use "
+            f"add_documents for new documents"
+        )
+    return _apply(
+        old,
+        new,
+        known_order(old),
+        "update",
+        target,
+        unchanged=len(seen) - len(new.ids),
+        sources=seen,
+    )
 
 
-def remove_documents(index: Index | str | os.PathLike, doc_ids: Iterable[str], *,
-                     path: str | os.PathLike | None = None) -> Index:
+def remove_documents(
+    index: Index | str | os.PathLike,
+    doc_ids: Iterable[str],
+    *,
+    path: str | os.PathLike | None = None,
+) -> Index:
     """Remove documents (and all their chunks) by id.
 
     Raises:
@@ -126,9 +154,15 @@ def remove_documents(index: Index | str | os.PathLike, doc_ids: Iterable[str], *
     return _apply(old, _Chunked.empty(), [d for d in order if d not in gone], "remove", target)
 
 
-def sync_documents(index: Index | str | os.PathLike, source: Any, *,
-                   path: str | os.PathLike | None = None, describe: Describe | None = None,
-                   encoding: str | None = None, progress: bool | None = None) -> Index:
+def sync_documents(
+    index: Index | str | os.PathLike,
+    source: Any,
+    *,
+    path: str | os.PathLike | None = None,
+    describe: Describe | None = None,
+    encoding: str | None = None,
+    progress: bool | None = None,
+) -> Index:
     """Make the index hold exactly the documents of `source`, in its order: new ones
     added, changed ones re-chunked, missing ones removed, unchanged ones kept as they are.
     The result searches like `build_index(source)`. Arguments as for `add_documents`."""
@@ -141,11 +175,13 @@ def sync_documents(index: Index | str | os.PathLike, source: Any, *,
         return prints.get(raw.doc_id) != fingerprint(raw)
 
     new = _chunk(old, source, select, describe, encoding, progress)
-    return _apply(old, new, list(seen), "sync", target, unchanged=len(seen) - len(new.ids),
-                  sources=seen)
+    return _apply(
+        old, new, list(seen), "sync", target, unchanged=len(seen) - len(new.ids), sources=seen
+    )
 
 
 # --- the shared steps ------------------------------------------------------------------
+
 
 class _Chunked:
     def __init__(self, documents: pa.Table, chunks: pa.Table, prints: dict, skipped: list):
@@ -153,7 +189,7 @@ class _Chunked:
         self.ids = documents.column("doc_id").to_pylist()
 
     @classmethod
-    def empty(cls) -> "_Chunked":
+    def empty(cls) -> _Chunked:
         return cls(DOCUMENT_SCHEMA.empty_table(), CHUNK_SCHEMA.empty_table(), {}, [])
 
 
@@ -162,8 +198,9 @@ def known_order(index: Index) -> list[str]:
 
 
 def _ids(ids: list[str]) -> str:
-    return ", ".join(repr(i) for i in ids[:5]) + (f" (+{len(ids) - 5} more)" if len(ids) > 5
-                                                  else "")
+    return ", ".join(repr(i) for i in ids[:5]) + (
+        f" (+{len(ids) - 5} more)" if len(ids) > 5 else ""
+    )
 
 
 def _open(index, path) -> tuple[Index, Path | None]:
@@ -178,15 +215,23 @@ def _open(index, path) -> tuple[Index, Path | None]:
 def _chunk(old: Index, source, select, describe, encoding, progress) -> _Chunked:
     manifest = old.manifest
     if manifest.get("described_by") == "callable" and describe is None:
-        raise IndexUpdateError("this index's summaries were written by a describe callable; "
-                               "pass the same describe= so new chunks are written alike")
+        raise IndexUpdateError(
+            "this index's summaries were written by a describe callable; "
+            "pass the same describe= so new chunks are written alike"
+        )
     prints: dict[str, str] = {}
     skipped: list[dict] = []
     documents, chunks = chunk_documents(
-        source, embedding_model=old.embedding_model,
-        options=ChunkOptions(**manifest["chunk_options"]), describe=describe,
-        encoding=encoding, progress=progress, skipped=skipped, select=select,
-        fingerprints=prints)
+        source,
+        embedding_model=old.embedding_model,
+        options=ChunkOptions(**manifest["chunk_options"]),
+        describe=describe,
+        encoding=encoding,
+        progress=progress,
+        skipped=skipped,
+        select=select,
+        fingerprints=prints,
+    )
     return _Chunked(documents, chunks, prints, skipped)
 
 
@@ -197,32 +242,48 @@ def _grouped(ids: list[str], offset: int = 0) -> dict[str, list[int]]:
     return rows
 
 
-def _apply(old: Index, new: _Chunked, order: list[str], operation: str, target: Path | None,
-           *, unchanged: int | None = None, sources: dict[str, str] | None = None) -> Index:
+def _apply(
+    old: Index,
+    new: _Chunked,
+    order: list[str],
+    operation: str,
+    target: Path | None,
+    *,
+    unchanged: int | None = None,
+    sources: dict[str, str] | None = None,
+) -> Index:
     plain = lambda t: t.replace_schema_metadata(None)  # noqa: E731
     n_old_docs, n_old_chunks = old.documents.num_rows, old.chunks.num_rows
     doc_row = {d: i for i, d in enumerate(known_order(old))}
     doc_row.update({d: n_old_docs + i for i, d in enumerate(new.ids)})
     documents = pa.concat_tables([plain(old.documents), plain(new.documents)]).take(
-        pa.array([doc_row[d] for d in order], pa.int64()))
+        pa.array([doc_row[d] for d in order], pa.int64())
+    )
     if sources:  # an unchanged document read from elsewhere now: its record says where
         at = documents.schema.get_field_index("source")
         current = documents.column("source").to_pylist()
-        documents = documents.set_column(at, "source", pa.array(
-            [sources.get(d, s) for d, s in zip(order, current)], pa.string()))
+        documents = documents.set_column(
+            at,
+            "source",
+            pa.array([sources.get(d, s) for d, s in zip(order, current)], pa.string()),
+        )
     old_rows = _grouped(old.chunks.column("doc_id").to_pylist())
     new_rows = _grouped(new.chunks.column("doc_id").to_pylist(), n_old_chunks)
     fresh = set(new.ids)
     take = [r for d in order for r in (new_rows if d in fresh else old_rows).get(d, ())]
     chunks = pa.concat_tables([plain(old.chunks), plain(new.chunks)]).take(
-        pa.array(take, pa.int64()))
+        pa.array(take, pa.int64())
+    )
     present = set(chunks.column("granularity").to_pylist())
     manifest = {k: v for k, v in old.manifest.items() if k not in ("files", "digest", "rows")}
     manifest["granularities"] = [g for g in INDEXED if g in present]
     manifest["documents"], manifest["chunks"] = documents.num_rows, chunks.num_rows
     # A sync reads the whole source again: its skipped files replace the old list.
-    manifest["skipped"] = new.skipped if operation == "sync" else \
-        list(old.manifest.get("skipped") or []) + new.skipped
+    manifest["skipped"] = (
+        new.skipped
+        if operation == "sync"
+        else list(old.manifest.get("skipped") or []) + new.skipped
+    )
     prints = {d: p for d, p in (old.manifest.get("fingerprints") or {}).items()}
     prints.update(new.prints)
     kept = set(order)
@@ -233,14 +294,21 @@ def _apply(old: Index, new: _Chunked, order: list[str], operation: str, target: 
     index = Index(documents, chunks, manifest)
     embedded, reused = _fit(old, index)
     before, after = set(known_order(old)), kept
-    record = {"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-              "operation": operation,
-              "added": sorted(fresh - before), "updated": sorted(fresh & before),
-              "removed": sorted(before - after)}
+    record = {
+        "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "operation": operation,
+        "added": sorted(fresh - before),
+        "updated": sorted(fresh & before),
+        "removed": sorted(before - after),
+    }
     counts = {f"n_{k}": len(v) for k, v in record.items() if isinstance(v, list)}
     record = {k: v[:_LISTED] if isinstance(v, list) else v for k, v in record.items()}
-    record.update(counts, n_unchanged=len(after - fresh) if unchanged is None else unchanged,
-                  chunks_embedded=embedded, chunks_reused=reused)
+    record.update(
+        counts,
+        n_unchanged=len(after - fresh) if unchanged is None else unchanged,
+        chunks_embedded=embedded,
+        chunks_reused=reused,
+    )
     manifest["updates"] = list(old.manifest.get("updates") or []) + [record]
     if target is not None:
         _write(index, old, Path(target))
@@ -322,8 +390,10 @@ def _write(index: Index, old: Index, target: Path) -> None:
             except (OSError, ValueError):
                 now = None
             if now != old.manifest.get("digest"):
-                raise IndexUpdateError(f"{target} changed since this update read it (another "
-                                       f"update?); run the update again")
+                raise IndexUpdateError(
+                    f"{target} changed since this update read it (another "
+                    f"update?); run the update again"
+                )
         index.save(target)
     finally:
         os.close(lock)

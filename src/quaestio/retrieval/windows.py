@@ -18,7 +18,7 @@ def windows(text: str, size: int = 3, max_windows: int = 24) -> list[str]:
     spans = sentence_spans(text, 0, len(text))
     if len(spans) <= size:
         return [text]
-    out = [text[spans[i][0]:spans[i + size - 1][1]] for i in range(len(spans) - size + 1)]
+    out = [text[spans[i][0] : spans[i + size - 1][1]] for i in range(len(spans) - size + 1)]
     step = max(1, len(out) // max_windows)
     return out[::step][:max_windows]
 
@@ -34,6 +34,6 @@ def window_scores(embedder, question: str, texts: list[str], *, size: int = 3) -
     sims = vectors @ q
     out, at = [], 0
     for p in pieces:
-        out.append(float(sims[at:at + len(p)].max()))
+        out.append(float(sims[at : at + len(p)].max()))
         at += len(p)
     return np.asarray(out)

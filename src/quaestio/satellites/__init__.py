@@ -9,11 +9,12 @@ from __future__ import annotations
 import difflib
 import hashlib
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -74,11 +75,13 @@ class Satellites:
 
     def stats(self) -> pl.DataFrame:
         """Rows per table, with the files they came from."""
-        return pl.DataFrame({
-            "table": list(TABLES),
-            "rows": [self.tables[t].height for t in TABLES],
-            "sources": [", ".join(self.origins[t]) for t in TABLES],
-        })
+        return pl.DataFrame(
+            {
+                "table": list(TABLES),
+                "rows": [self.tables[t].height for t in TABLES],
+                "sources": [", ".join(self.origins[t]) for t in TABLES],
+            }
+        )
 
     def write(self, folder: str | Path) -> list[Path]:
         """Write every table as CSV into `folder`: a starting point for an analyst's own set."""
@@ -92,9 +95,12 @@ class Satellites:
         return written
 
 
-def load_satellites(path: str | Path | None = None, *,
-                    extra: Mapping[str, FrameLike | Sequence[FrameLike]] | None = None,
-                    override: bool = False) -> Satellites:
+def load_satellites(
+    path: str | Path | None = None,
+    *,
+    extra: Mapping[str, FrameLike | Sequence[FrameLike]] | None = None,
+    override: bool = False,
+) -> Satellites:
     """Load and validate the satellite tables.
 
     Args:
@@ -124,8 +130,16 @@ def load_satellites(path: str | Path | None = None, *,
             _read_files(name, sorted(_table_files(bundled, name)), raw, failures, "bundled:")
     for name, frames in (extra or {}).items():
         if name not in SPECS:
-            failures.append({"source": "extra", "table": name, "row": None, "column": None,
-                             "value": name, "reason": _unknown_table(name)})
+            failures.append(
+                {
+                    "source": "extra",
+                    "table": name,
+                    "row": None,
+                    "column": None,
+                    "value": name,
+                    "reason": _unknown_table(name),
+                }
+            )
             continue
         for i, frame in enumerate(frames if isinstance(frames, (list, tuple)) else [frames]):
             raw[name].append(_from_user_frame(frame, f"extra[{name!r}][{i}]"))
@@ -169,17 +183,34 @@ def _table_files(folder, name: str):
 
 def _read_folder(folder: Path, raw: dict, failures: list) -> set[str]:
     if not folder.is_dir():
-        raise SatelliteError([{"source": str(folder), "table": None, "row": None,
-                               "column": None, "value": str(folder),
-                               "reason": "not a folder of satellite tables"}])
+        raise SatelliteError(
+            [
+                {
+                    "source": str(folder),
+                    "table": None,
+                    "row": None,
+                    "column": None,
+                    "value": str(folder),
+                    "reason": "not a folder of satellite tables",
+                }
+            ]
+        )
     found = set()
     for entry in sorted(folder.iterdir()):
         table = entry.name.split(".")[0]
         if entry.suffix not in (".csv", ".parquet"):
             continue
         if table not in SPECS:
-            failures.append({"source": str(entry), "table": table, "row": None, "column": None,
-                             "value": entry.name, "reason": _unknown_table(table)})
+            failures.append(
+                {
+                    "source": str(entry),
+                    "table": table,
+                    "row": None,
+                    "column": None,
+                    "value": entry.name,
+                    "reason": _unknown_table(table),
+                }
+            )
             continue
         found.add(table)
     for table in sorted(found):
@@ -212,12 +243,23 @@ def _read_files(table: str, files, raw: dict, failures: list, prefix: str) -> No
                 raw[table].append(frame.with_columns(pl.lit(label).alias("_source")))
                 continue
         except Exception as exc:  # a file polars cannot read is one more failure to report
-            failures.append({"source": label, "table": table, "row": None, "column": None,
-                             "value": None, "reason": f"cannot read: {_first_line(exc)}"})
+            failures.append(
+                {
+                    "source": label,
+                    "table": table,
+                    "row": None,
+                    "column": None,
+                    "value": None,
+                    "reason": f"cannot read: {_first_line(exc)}",
+                }
+            )
             continue
-        raw[table].append(frame.with_columns(
-            pl.lit(label).alias("_source"),
-            (pl.int_range(pl.len(), dtype=pl.Int64) + first_row).alias("_row")))
+        raw[table].append(
+            frame.with_columns(
+                pl.lit(label).alias("_source"),
+                (pl.int_range(pl.len(), dtype=pl.Int64) + first_row).alias("_row"),
+            )
+        )
 
 
 def _first_line(exc: Exception) -> str:
@@ -228,14 +270,16 @@ def _from_user_frame(frame: FrameLike, label: str) -> pl.DataFrame:
     if "pandas" in sys.modules and isinstance(frame, sys.modules["pandas"].DataFrame):
         frame = pl.from_pandas(frame)
     frame = frame.with_columns(pl.all().cast(pl.String))
-    return frame.with_columns(pl.lit(label).alias("_source"),
-                              pl.int_range(pl.len(), dtype=pl.Int64).alias("_row"))
+    return frame.with_columns(
+        pl.lit(label).alias("_source"), pl.int_range(pl.len(), dtype=pl.Int64).alias("_row")
+    )
 
 
 def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame:
     if not frames:
-        return pl.DataFrame({"_source": [], "_row": []},
-                            schema={"_source": pl.String, "_row": pl.Int64})
+        return pl.DataFrame(
+            {"_source": [], "_row": []}, schema={"_source": pl.String, "_row": pl.Int64}
+        )
     return pl.concat(frames, how="diagonal")
 
 

@@ -32,8 +32,11 @@ def read_csv_rows(data: bytes, label: str, table: str) -> tuple[pl.DataFrame | N
     if not header:
         return None, [_case(label, table, 1, "empty file: a CSV needs a header line")]
     header = [h.strip() for h in header]
-    failures = [_case(label, table, 1, f"column {name!r} is named twice in the header")
-                for n, name in enumerate(header) if name in header[:n]]
+    failures = [
+        _case(label, table, 1, f"column {name!r} is named twice in the header")
+        for n, name in enumerate(header)
+        if name in header[:n]
+    ]
     rows: list[list[str | None]] = []
     lines: list[int] = []
     while True:
@@ -48,10 +51,16 @@ def read_csv_rows(data: bytes, label: str, table: str) -> tuple[pl.DataFrame | N
         if not record:
             continue  # a blank line
         if len(record) != len(header):
-            failures.append(_case(label, table, start,
-                                  f"{len(record)} fields where the header has {len(header)}: "
-                                  f"a missing or extra comma, or a comma inside an unquoted "
-                                  f"value (quote it)"))
+            failures.append(
+                _case(
+                    label,
+                    table,
+                    start,
+                    f"{len(record)} fields where the header has {len(header)}: "
+                    f"a missing or extra comma, or a comma inside an unquoted "
+                    f"value (quote it)",
+                )
+            )
             continue
         rows.append([v if v != "" else None for v in record])
         lines.append(start)
@@ -78,18 +87,27 @@ def _decode(data: bytes) -> tuple[str, tuple[int, str] | None]:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        return "", (line, f"not UTF-8 (byte {exc.start} is {data[exc.start]:#04x}): save it "
-                          f"as UTF-8")
+        return "", (
+            line,
+            f"not UTF-8 (byte {exc.start} is {data[exc.start]:#04x}): save it as UTF-8",
+        )
 
 
 def _quote_problem(exc: csv.Error) -> str:
     message = str(exc)
     if "end of data" in message or "EOF" in message:
-        return "a quote opened on this line is never closed (the value runs to the end " \
-               "of the file)"
+        return (
+            "a quote opened on this line is never closed (the value runs to the end of the file)"
+        )
     return f"malformed row: {message}"
 
 
 def _case(label: str, table: str, line: int, reason: str) -> dict[str, Any]:
-    return {"source": label, "table": table, "row": line, "column": None, "value": None,
-            "reason": reason}
+    return {
+        "source": label,
+        "table": table,
+        "row": line,
+        "column": None,
+        "value": None,
+        "reason": reason,
+    }

@@ -54,28 +54,42 @@ class Defaults:
 # The range of every number, (low, high, low_open): a value outside is a load error, so a
 # negative time limit cannot switch the limit off nor a weight of 7 reach the rows.
 LIMITS: dict[str, tuple[float, float, bool]] = {
-    "weight_explicit": (0.0, 1.0, True), "weight_direct": (0.0, 1.0, True),
+    "weight_explicit": (0.0, 1.0, True),
+    "weight_direct": (0.0, 1.0, True),
     "weight_llm_rewrite": (0.0, 1.0, True),
-    "fuzzy_min_length": (1, 64, False), "fuzzy_long_length": (1, 64, False),
+    "fuzzy_min_length": (1, 64, False),
+    "fuzzy_long_length": (1, 64, False),
     "language_min_evidence": (0, 100, False),
-    "regex_timeout_ms": (1, 60_000, False), "regex_budget_ms": (1, 600_000, False),
+    "regex_timeout_ms": (1, 60_000, False),
+    "regex_budget_ms": (1, 600_000, False),
     "retrieval_k": (1, 1000, False),
-    "pages_hint_limit": (1, 100_000, False), "max_page_number": (1, 10**9, False),
+    "pages_hint_limit": (1, 100_000, False),
+    "max_page_number": (1, 10**9, False),
     "toc_match_cutoff": (0.0, 100.0, False),
-    "llm_timeout_s": (0.0, 3600.0, True), "llm_max_retries": (0, 20, False),
-    "llm_reasks": (0, 10, False), "llm_backoff_s": (0.0, 60.0, False),
-    "llm_retry_after_max_s": (0.0, 3600.0, False), "llm_concurrency": (1, 1024, False),
-    "llm_temperature": (0.0, 2.0, False), "llm_rewrites": (0, 20, False),
-    "llm_max_candidates": (1, 500, False), "llm_max_tokens": (1, 1_000_000, False),
-    "llm_max_rewrite_terms": (0, 500, False), "max_question_chars": (1, 10**8, False),
+    "llm_timeout_s": (0.0, 3600.0, True),
+    "llm_max_retries": (0, 20, False),
+    "llm_reasks": (0, 10, False),
+    "llm_backoff_s": (0.0, 60.0, False),
+    "llm_retry_after_max_s": (0.0, 3600.0, False),
+    "llm_concurrency": (1, 1024, False),
+    "llm_temperature": (0.0, 2.0, False),
+    "llm_rewrites": (0, 20, False),
+    "llm_max_candidates": (1, 500, False),
+    "llm_max_tokens": (1, 1_000_000, False),
+    "llm_max_rewrite_terms": (0, 500, False),
+    "max_question_chars": (1, 10**8, False),
 }
 # Text settings with a closed set of values (empty allowed where the field's default is "").
 CHOICES: dict[str, tuple[str, ...]] = {"chunk_strategy": ("sequential", "combined")}
 _LANGUAGE = re.compile(r"[a-z]{2,3}")
 
 
-_PARSERS = {bool: lambda v: {"true": True, "false": False}[v.lower()], int: int, float: float,
-            str: str}
+_PARSERS = {
+    bool: lambda v: {"true": True, "false": False}[v.lower()],
+    int: int,
+    float: float,
+    str: str,
+}
 
 
 def parse_defaults(frame: pl.DataFrame) -> Defaults:
@@ -85,8 +99,13 @@ def parse_defaults(frame: pl.DataFrame) -> Defaults:
     has_pos = "_source" in frame.columns
     for rec in frame.iter_rows(named=True):
         key, value = rec["key"], rec["value"]
-        where = {"source": rec["_source"] if has_pos else "defaults", "table": "defaults",
-                 "row": rec["_row"] if has_pos else None, "column": "key", "value": key}
+        where = {
+            "source": rec["_source"] if has_pos else "defaults",
+            "table": "defaults",
+            "row": rec["_row"] if has_pos else None,
+            "column": "key",
+            "value": key,
+        }
         if key not in known:
             failures.append({**where, "reason": f"unknown key; known keys: {', '.join(known)}"})
             continue
@@ -94,12 +113,24 @@ def parse_defaults(frame: pl.DataFrame) -> Defaults:
         try:
             parsed = _PARSERS[kind]("" if value is None and kind is str else str(value).strip())
         except (KeyError, ValueError, AttributeError, TypeError):
-            failures.append({**where, "column": "value", "value": value,
-                             "reason": f"{key} must be {_expected(key, kind)}"})
+            failures.append(
+                {
+                    **where,
+                    "column": "value",
+                    "value": value,
+                    "reason": f"{key} must be {_expected(key, kind)}",
+                }
+            )
             continue
         if not _in_range(key, parsed):
-            failures.append({**where, "column": "value", "value": value,
-                             "reason": f"{key} must be {_expected(key, kind)}"})
+            failures.append(
+                {
+                    **where,
+                    "column": "value",
+                    "value": value,
+                    "reason": f"{key} must be {_expected(key, kind)}",
+                }
+            )
             continue
         values[key] = parsed
     if failures:
@@ -128,6 +159,7 @@ def _expected(key: str, kind: type) -> str:
     if key in CHOICES:
         return f"one of {', '.join(CHOICES[key])}"
     if key in ("default_language", "llm_rewrite_language"):
-        return "an ISO 639 code (en, fr, ...)" + (", or empty" if key != "default_language"
-                                                  else "")
+        return "an ISO 639 code (en, fr, ...)" + (
+            ", or empty" if key != "default_language" else ""
+        )
     return {bool: "true or false", int: "an integer", float: "a number"}.get(kind, "text")

@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 import threading
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +57,9 @@ def _load() -> dict[str, Any]:
 
 def key(kind: str, pattern: str, flags: int = 0) -> str:
     """The cache key of one fact about one pattern."""
-    digest = hashlib.blake2b(f"{kind}\0{int(flags)}\0{pattern}".encode("utf-8", "surrogatepass"),
-                             digest_size=12).hexdigest()
+    digest = hashlib.blake2b(
+        f"{kind}\0{int(flags)}\0{pattern}".encode("utf-8", "surrogatepass"), digest_size=12
+    ).hexdigest()
     return f"{kind}:{digest}"
 
 
@@ -95,7 +96,7 @@ def save() -> None:
         pass  # a read-only home is no reason to fail: the next process recomputes
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled(pattern: str, flags: int) -> regex.Pattern:
     """One compiled object per (pattern, flags) in a process: validation and the rule sets
     share it (the `regex` module's own cache holds 500, fewer than the bundled rows)."""

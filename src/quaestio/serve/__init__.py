@@ -20,8 +20,14 @@ def create_app(config: ServeConfig | None = None):
     return build(config)
 
 
-def run(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8000,
-        workers: int = 1, log_level: str = "info") -> None:
+def run(
+    config: ServeConfig,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    log_level: str = "info",
+) -> None:
     """Serve with uvicorn (see `quaestio.serve.run`)."""
     from .runner import run as serve
 

@@ -36,8 +36,12 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         yield
         await service.stop()
 
-    app = FastAPI(title="quaestio", version=_version(), lifespan=lifespan,
-                  description="Questions in, typed rows, hits and grounded answers out.")
+    app = FastAPI(
+        title="quaestio",
+        version=_version(),
+        lifespan=lifespan,
+        description="Questions in, typed rows, hits and grounded answers out.",
+    )
     app.state.service = service
     problems.install(app)
     for module in (routes_parse, routes_conversations, routes_ops):
@@ -56,8 +60,7 @@ def _mount_workbench(app: FastAPI, service: Service) -> None:
         if exc.name in ("quaestio.workbench", "jinja2"):
             return  # not installed: the service runs without its pages
         raise
-    app.mount("/ui", create_workbench_app(service.config.satellites,
-                                          authorize=service.authorize))
+    app.mount("/ui", create_workbench_app(service.config.satellites, authorize=service.authorize))
 
 
 def _version() -> str:

@@ -70,8 +70,13 @@ class KeyRing:
         env_text = os.environ.get(ENV_KEYS, "") if env is None else env
         lines = text.splitlines() + env_text.replace(";", "\n").splitlines()
         source = str(path) if path is not None else ENV_KEYS
-        return cls([_entry(line, n, source) for n, line in enumerate(lines, 1)
-                    if line.split("#")[0].strip()])
+        return cls(
+            [
+                _entry(line, n, source)
+                for n, line in enumerate(lines, 1)
+                if line.split("#")[0].strip()
+            ]
+        )
 
     def __bool__(self) -> bool:
         return bool(self._entries)
@@ -95,18 +100,21 @@ class KeyRing:
 def _entry(line: str, number: int, source: str) -> tuple[bytes, Principal]:
     parts = line.split("#")[0].split()
     if len(parts) != 3 or not parts[0].startswith("sha256:"):
-        raise KeyFileError(f"{source} line {number}: expected 'sha256:<hex> <role> <name>', "
-                           f"got {len(parts)} field(s)")
+        raise KeyFileError(
+            f"{source} line {number}: expected 'sha256:<hex> <role> <name>', "
+            f"got {len(parts)} field(s)"
+        )
     digest, role, name = parts
     try:
-        raw = bytes.fromhex(digest[len("sha256:"):])
+        raw = bytes.fromhex(digest[len("sha256:") :])
     except ValueError:
         raw = b""
     if len(raw) != 32:
         raise KeyFileError(f"{source} line {number}: the digest is not 64 hex digits")
     if role not in ROLES:
-        raise KeyFileError(f"{source} line {number}: unknown role {role!r}; roles: "
-                           f"{', '.join(ROLES)}")
+        raise KeyFileError(
+            f"{source} line {number}: unknown role {role!r}; roles: {', '.join(ROLES)}"
+        )
     return raw, Principal(name, role)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 TYPES = ("parsed", "clarification", "hits", "confirmed", "token", "answer", "error", "done")
 
@@ -37,8 +38,13 @@ class TurnLog:
         assert event in TYPES, event
         if self.closed:
             return
-        self.events.append({"id": f"{self.turn}.{len(self.events) + 1}", "event": event,
-                            "data": json.dumps(data, default=str, ensure_ascii=False)})
+        self.events.append(
+            {
+                "id": f"{self.turn}.{len(self.events) + 1}",
+                "event": event,
+                "data": json.dumps(data, default=str, ensure_ascii=False),
+            }
+        )
         if event == "done":
             self.closed = True
         self._changed.set()
@@ -56,7 +62,7 @@ class TurnLog:
             changed = self._changed
             try:
                 await asyncio.wait_for(changed.wait(), heartbeat)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 yield None
 
 

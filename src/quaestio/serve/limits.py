@@ -72,9 +72,22 @@ class BodyTooLarge(Exception):
 
 
 async def too_large(send, max_bytes: int) -> None:
-    body = json.dumps({"type": "about:blank", "title": "Payload Too Large", "status": 413,
-                       "detail": f"the request body is over {max_bytes} bytes"}).encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/problem+json"),
-                            (b"content-length", str(len(body)).encode())]})
+    body = json.dumps(
+        {
+            "type": "about:blank",
+            "title": "Payload Too Large",
+            "status": 413,
+            "detail": f"the request body is over {max_bytes} bytes",
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/problem+json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

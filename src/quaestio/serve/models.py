@@ -15,7 +15,7 @@ def _flat_row():
     fields: dict[str, Any] = {}
     for name, info in ParsedQuestion.model_fields.items():
         family = FAMILIES.get(name)
-        for n, f in (family.model_fields.items() if family else [(name, info)]):
+        for n, f in family.model_fields.items() if family else [(name, info)]:
             fields[n] = (Optional[f.annotation], None)
     return create_model("QuestionRow", __config__=ConfigDict(extra="allow"), **fields)
 
@@ -25,19 +25,21 @@ QuestionRow = _flat_row()
 
 class ParseOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    toc: Optional[list[str]] = Field(None, description="Section titles of the target document")
-    scope: Optional[dict[str, Any]] = Field(
-        None, description='Filters the caller knows, e.g. {"jurisdictions": ["FR"]}')
-    context: Optional[list[str]] = Field(None, description="Earlier turns, latest last")
-    parties: Optional[list[str]] = None
-    language: Optional[str] = Field(None, pattern=r"^[a-z]{2,3}$")
+    toc: list[str] | None = Field(None, description="Section titles of the target document")
+    scope: dict[str, Any] | None = Field(
+        None, description='Filters the caller knows, e.g. {"jurisdictions": ["FR"]}'
+    )
+    context: list[str] | None = Field(None, description="Earlier turns, latest last")
+    parties: list[str] | None = None
+    language: str | None = Field(None, pattern=r"^[a-z]{2,3}$")
     llm: bool = Field(False, description="Parse with the configured LLM (else offline)")
 
 
 class ParseRequest(ParseOptions):
-    question: Optional[str] = Field(None, description="One question (or use `questions`)")
-    questions: Optional[list[Optional[str]]] = Field(
-        None, description="A batch; each input gives exactly one row, bad ones an error row")
+    question: str | None = Field(None, description="One question (or use `questions`)")
+    questions: list[str | None] | None = Field(
+        None, description="A batch; each input gives exactly one row, bad ones an error row"
+    )
 
 
 class ParseResponse(BaseModel):
@@ -46,20 +48,20 @@ class ParseResponse(BaseModel):
 
 class FunnelOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    first_pass: Optional[int] = Field(None, ge=1, le=1000)
-    threshold: Optional[float] = None
-    reranker: Optional[str] = Field(None, pattern=r"^(bi-encoder)$")
-    floor: Optional[float] = None
-    cap: Optional[int] = Field(None, ge=1, le=1000)
-    siblings: Optional[bool] = None
+    first_pass: int | None = Field(None, ge=1, le=1000)
+    threshold: float | None = None
+    reranker: str | None = Field(None, pattern=r"^(bi-encoder)$")
+    floor: float | None = None
+    cap: int | None = Field(None, ge=1, le=1000)
+    siblings: bool | None = None
 
 
 class SearchRequest(ParseOptions):
-    questions: Optional[list[Optional[str]]] = Field(None, description="Parsed first")
-    rows: Optional[list[dict[str, Any]]] = Field(None, description="question_df records")
-    backend: Optional[str] = Field(None, description="A registered backend; None: dispatch")
+    questions: list[str | None] | None = Field(None, description="Parsed first")
+    rows: list[dict[str, Any]] | None = Field(None, description="question_df records")
+    backend: str | None = Field(None, description="A registered backend; None: dispatch")
     k: int = Field(5, ge=1, le=100)
-    funnel: Optional[FunnelOptions] = None
+    funnel: FunnelOptions | None = None
     filters: bool = True
     confirm: bool = Field(False, description="Add the confirmation verdicts and values")
 
@@ -67,18 +69,18 @@ class SearchRequest(ParseOptions):
 class SearchResponse(BaseModel):
     rows: list[QuestionRow]  # type: ignore[valid-type]
     hits: list[dict[str, Any]]
-    verdicts: Optional[list[dict[str, Any]]] = None
-    answers: Optional[list[dict[str, Any]]] = None
+    verdicts: list[dict[str, Any]] | None = None
+    answers: list[dict[str, Any]] | None = None
 
 
 class TurnRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     question: str = Field(..., min_length=1)
-    conversation_id: Optional[str] = Field(None, pattern=r"^[0-9a-f]{32}$")
-    toc: Optional[list[str]] = None
-    scope: Optional[dict[str, Any]] = None
-    parties: Optional[list[str]] = None
-    language: Optional[str] = Field(None, pattern=r"^[a-z]{2,3}$")
+    conversation_id: str | None = Field(None, pattern=r"^[0-9a-f]{32}$")
+    toc: list[str] | None = None
+    scope: dict[str, Any] | None = None
+    parties: list[str] | None = None
+    language: str | None = Field(None, pattern=r"^[a-z]{2,3}$")
     llm: bool = False
 
 
@@ -95,5 +97,5 @@ class Conversation(BaseModel):
 
 class ReloadResult(BaseModel):
     reloaded: bool
-    version: Optional[str] = None
+    version: str | None = None
     failures: list[dict[str, Any]] = []

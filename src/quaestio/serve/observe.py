@@ -28,19 +28,29 @@ class Metrics:
     def __init__(self):
         self.registry = CollectorRegistry()
         r = self.registry
-        self.requests = Counter("quaestio_requests", "Requests by route and status",
-                                ["route", "method", "status"], registry=r)
-        self.latency = Histogram("quaestio_request_seconds", "Request latency by route",
-                                 ["route"], registry=r,
-                                 buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1,
-                                          2.5, 5, 10, 30))
-        self.llm_status = Counter("quaestio_llm_status", "Parsed rows by llm_status",
-                                  ["status"], registry=r)
+        self.requests = Counter(
+            "quaestio_requests",
+            "Requests by route and status",
+            ["route", "method", "status"],
+            registry=r,
+        )
+        self.latency = Histogram(
+            "quaestio_request_seconds",
+            "Request latency by route",
+            ["route"],
+            registry=r,
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+        )
+        self.llm_status = Counter(
+            "quaestio_llm_status", "Parsed rows by llm_status", ["status"], registry=r
+        )
         self.open_streams = Gauge("quaestio_open_streams", "Event streams open", registry=r)
-        self.turns = Counter("quaestio_turns", "Conversation turns by outcome", ["outcome"],
-                             registry=r)
-        self.answer_tokens = Counter("quaestio_answer_tokens", "LLM tokens of answers",
-                                     ["direction"], registry=r)
+        self.turns = Counter(
+            "quaestio_turns", "Conversation turns by outcome", ["outcome"], registry=r
+        )
+        self.answer_tokens = Counter(
+            "quaestio_answer_tokens", "LLM tokens of answers", ["direction"], registry=r
+        )
         rss = Gauge("quaestio_process_rss_bytes", "Resident set size", registry=r)
         rss.set_function(rss_bytes)
 
@@ -76,7 +86,9 @@ class Observe:
                 if "work_ms" in state:
                     timing += f", work;dur={state['work_ms']:.3f}"
                 message["headers"] = list(message.get("headers", [])) + [
-                    (b"x-request-id", request_id.encode()), (b"server-timing", timing.encode())]
+                    (b"x-request-id", request_id.encode()),
+                    (b"server-timing", timing.encode()),
+                ]
             await send(message)
 
         try:
@@ -87,9 +99,17 @@ class Observe:
             self.metrics.requests.labels(route, scope["method"], str(status)).inc()
             self.metrics.latency.labels(route).observe(seconds)
             principal = state.get("principal")
-            log.info(json.dumps({
-                "ts": round(time.time(), 3), "request_id": request_id,
-                "method": scope["method"], "route": route, "status": status,
-                "ms": round(seconds * 1000, 2),
-                "key": principal.name if principal is not None else None,
-                "client": (scope.get("client") or ("-",))[0]}))
+            log.info(
+                json.dumps(
+                    {
+                        "ts": round(time.time(), 3),
+                        "request_id": request_id,
+                        "method": scope["method"],
+                        "route": route,
+                        "status": status,
+                        "ms": round(seconds * 1000, 2),
+                        "key": principal.name if principal is not None else None,
+                        "client": (scope.get("client") or ("-",))[0],
+                    }
+                )
+            )

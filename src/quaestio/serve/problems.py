@@ -17,10 +17,16 @@ PROBLEM = "application/problem+json"
 log = logging.getLogger("quaestio.serve")
 
 
-def problem(status: int, detail: str, *, headers: dict[str, str] | None = None,
-            **extra: Any) -> JSONResponse:
-    body = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status,
-            "detail": detail, **extra}
+def problem(
+    status: int, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
+    body = {
+        "type": "about:blank",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        **extra,
+    }
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 
 
@@ -38,8 +44,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
-        errors = [{"loc": [str(p) for p in e.get("loc", ())], "msg": e.get("msg"),
-                   "type": e.get("type")} for e in exc.errors()]
+        errors = [
+            {"loc": [str(p) for p in e.get("loc", ())], "msg": e.get("msg"), "type": e.get("type")}
+            for e in exc.errors()
+        ]
         return problem(422, "the request does not match the schema", errors=errors)
 
     @app.exception_handler(QuaestioError)
@@ -49,6 +57,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception):
         # The trace goes to the log with the request id, not to the client.
-        log.error("unhandled %s on %s (request %s)", type(exc).__name__, request.url.path,
-                  getattr(request.state, "request_id", "-"), exc_info=exc)
+        log.error(
+            "unhandled %s on %s (request %s)",
+            type(exc).__name__,
+            request.url.path,
+            getattr(request.state, "request_id", "-"),
+            exc_info=exc,
+        )
         return problem(500, "internal error; the request id is in the X-Request-ID header")

@@ -42,11 +42,15 @@ class Prompt:
     cut: bool = False
 
 
-def parts_for(sats: Satellites, language: str | None, kind: str,
-              target: str | None = None) -> list[dict[str, Any]]:
+def parts_for(
+    sats: Satellites, language: str | None, kind: str, target: str | None = None
+) -> list[dict[str, Any]]:
     """The rows of one kind (and target), the question's language winning over `*`."""
-    rows = [r for r in sats.prompt_parts.iter_rows(named=True)
-            if r["kind"] == kind and (target is None or r["target"] == target)]
+    rows = [
+        r
+        for r in sats.prompt_parts.iter_rows(named=True)
+        if r["kind"] == kind and (target is None or r["target"] == target)
+    ]
     own = [r for r in rows if r["language"] == language]
     return own or [r for r in rows if r["language"] == "*"]
 
@@ -67,14 +71,21 @@ def label(n: int, hit: dict[str, Any]) -> str:
 
 
 def citation(n: int, hit: dict[str, Any]) -> dict[str, Any]:
-    return {"n": n, "chunk_id": hit.get("chunk_id"), "doc_id": hit.get("doc_id"),
-            "breadcrumb": hit.get("breadcrumb"), "page_start": hit.get("page_start"),
-            "page_end": hit.get("page_end"), "part_index": hit.get("part_index"),
-            "part_count": hit.get("part_count")}
+    return {
+        "n": n,
+        "chunk_id": hit.get("chunk_id"),
+        "doc_id": hit.get("doc_id"),
+        "breadcrumb": hit.get("breadcrumb"),
+        "page_start": hit.get("page_start"),
+        "page_end": hit.get("page_end"),
+        "part_index": hit.get("part_index"),
+        "part_count": hit.get("part_count"),
+    }
 
 
-def compile_prompt(row: dict[str, Any], hits: list[dict[str, Any]], sats: Satellites, *,
-                   budget: int = 3000) -> Prompt:
+def compile_prompt(
+    row: dict[str, Any], hits: list[dict[str, Any]], sats: Satellites, *, budget: int = 3000
+) -> Prompt:
     """Build the chat messages for one parsed question and its hits (see the module doc).
 
     Args:
@@ -99,9 +110,14 @@ def compile_prompt(row: dict[str, Any], hits: list[dict[str, Any]], sats: Satell
         passages.append(citation(n, hit))
         blocks.append(f"{label(n, hit)}\n{text}")
     user = "\n\n".join([head] + blocks) if blocks else head + "\n(none)"
-    return Prompt([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                  [p["part_id"] for p in chosen], passages, tokens(system) + tokens(user),
-                  dropped, cut)
+    return Prompt(
+        [{"role": "system", "content": system}, {"role": "user", "content": user}],
+        [p["part_id"] for p in chosen],
+        passages,
+        tokens(system) + tokens(user),
+        dropped,
+        cut,
+    )
 
 
 def _groups(hits: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -138,6 +154,6 @@ def _fit(groups, room: int):
         limit = max(0, (room - 12) * CHARS_PER_TOKEN)
         short = text[:limit]
         end = max(short.rfind(". "), short.rfind(".\n"))
-        kept[0] = (hit, short[:end + 1] if end > limit // 2 else short)
+        kept[0] = (hit, short[: end + 1] if end > limit // 2 else short)
         cut = True
     return kept, dropped, cut

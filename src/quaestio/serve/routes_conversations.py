@@ -41,12 +41,18 @@ async def submit(body: TurnRequest, request: Request, auth=Depends(caller)):
         _owned(svc, who, body.conversation_id)
     conversation_id = body.conversation_id or uuid.uuid4().hex
     turn = svc.store.new_turn(conversation_id, body.question)
-    svc.store.save_turn(conversation_id, turn, {"turn": turn, "question": body.question,
-                                                "owner": who.name, "status": "running"})
+    svc.store.save_turn(
+        conversation_id,
+        turn,
+        {"turn": turn, "question": body.question, "owner": who.name, "status": "running"},
+    )
     options = body.model_dump(include={"toc", "scope", "parties", "language", "llm"})
     start_turn(svc, conversation_id, turn, body.question, options, who.name)
-    return TurnAccepted(conversation_id=conversation_id, turn=turn,
-                        events=f"/v1/conversations/{conversation_id}/events?turn={turn}")
+    return TurnAccepted(
+        conversation_id=conversation_id,
+        turn=turn,
+        events=f"/v1/conversations/{conversation_id}/events?turn={turn}",
+    )
 
 
 @router.get("/{conversation_id}", response_model=Conversation)
@@ -54,8 +60,10 @@ async def read(conversation_id: str, auth=Depends(caller)):
     """The kept turns: question, parsed row, answer, citations, prompt parts, model, tokens."""
     svc, who = auth
     turns = _owned(svc, who, conversation_id)
-    return Conversation(conversation_id=conversation_id,
-                        turns=[{k: v for k, v in t.items() if k != "events"} for t in turns])
+    return Conversation(
+        conversation_id=conversation_id,
+        turns=[{k: v for k, v in t.items() if k != "events"} for t in turns],
+    )
 
 
 @router.delete("/{conversation_id}", status_code=204)
@@ -66,12 +74,23 @@ async def forget(conversation_id: str, auth=Depends(caller)):
     return Response(status_code=204)
 
 
-@router.get("/{conversation_id}/events", response_class=Response, responses={200: {
-    "content": {"text/event-stream": {}},
-    "description": "parsed, clarification, hits, confirmed, token, answer, error, done"}})
-async def events(conversation_id: str, request: Request,
-                 turn: int | None = Query(None, ge=1, le=1_000_000),
-                 last_event_id: str | None = Header(None), auth=Depends(caller)):
+@router.get(
+    "/{conversation_id}/events",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "parsed, clarification, hits, confirmed, token, answer, error, done",
+        }
+    },
+)
+async def events(
+    conversation_id: str,
+    request: Request,
+    turn: int | None = Query(None, ge=1, le=1_000_000),
+    last_event_id: str | None = Header(None),
+    auth=Depends(caller),
+):
     """Server-sent events of one turn (the latest by default). `Last-Event-ID: <turn>.<n>`
     resumes after the n-th event; idle streams get heartbeat comments."""
     svc, who = auth
@@ -111,8 +130,9 @@ def _abandon(live) -> None:
 async def _stored(svc: Service, conversation_id: str, turn: int, after: int):
     waited = 0.0
     while True:
-        record = next((t for t in svc.store.turns(conversation_id) or ()
-                       if t["turn"] == turn), None)
+        record = next(
+            (t for t in svc.store.turns(conversation_id) or () if t["turn"] == turn), None
+        )
         if record is None:
             return
         if record.get("events") is not None:
@@ -123,6 +143,7 @@ async def _stored(svc: Service, conversation_id: str, turn: int, after: int):
             return
         await asyncio.sleep(0.05)
         waited += 0.05
-        if int(waited / svc.config.heartbeat_seconds) != int((waited - 0.05) /
-                                                              svc.config.heartbeat_seconds):
+        if int(waited / svc.config.heartbeat_seconds) != int(
+            (waited - 0.05) / svc.config.heartbeat_seconds
+        ):
             yield encode(None)

@@ -25,8 +25,10 @@ async def healthz():
 async def readyz(request: Request):
     """Ready: satellites and index loaded, and the LLM server reachable when configured."""
     svc = request.app.state.service
-    checks = {"satellites": svc.satellites is not None,
-              "index": svc.index is not None or svc.config.index is None}
+    checks = {
+        "satellites": svc.satellites is not None,
+        "index": svc.index is not None or svc.config.index is None,
+    }
     if svc.llm_config is not None:
         checks["llm"] = await _reachable(svc.llm_config.base_url)
     ready = svc.ready and all(checks.values())
@@ -51,8 +53,11 @@ async def metrics(request: Request):
     return Response(generate_latest(svc.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
 
-@router.post("/v1/admin/satellites:reload", response_model=ReloadResult,
-             responses={422: {"description": "the folder does not validate; nothing changed"}})
+@router.post(
+    "/v1/admin/satellites:reload",
+    response_model=ReloadResult,
+    responses={422: {"description": "the folder does not validate; nothing changed"}},
+)
 async def reload_satellites(request: Request):
     """Validate the satellite folder again and serve it; a broken table keeps the serving
     tables and returns every failure (admin key)."""
@@ -60,6 +65,10 @@ async def reload_satellites(request: Request):
     svc.principal(request, "admin")
     ok, failures = await run_in_threadpool(svc.reload_satellites)
     if not ok:
-        return problem(422, f"{len(failures)} problem(s) in the satellite tables; the serving "
-                            f"tables are unchanged", failures=failures[:200])
+        return problem(
+            422,
+            f"{len(failures)} problem(s) in the satellite tables; the serving "
+            f"tables are unchanged",
+            failures=failures[:200],
+        )
     return ReloadResult(reloaded=True, version=svc.satellites.version)

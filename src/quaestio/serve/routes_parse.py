@@ -29,15 +29,21 @@ def reader(request: Request) -> Service:
     return svc
 
 
-@router.post("/parse", response_model=None, responses={200: {"model": ParseResponse, "content": {
-    "application/vnd.apache.arrow.stream": {}}}})
+@router.post(
+    "/parse",
+    response_model=None,
+    responses={
+        200: {"model": ParseResponse, "content": {"application/vnd.apache.arrow.stream": {}}}
+    },
+)
 async def parse(body: ParseRequest, request: Request, svc: Service = Depends(reader)):
     """Parse one question or a batch into question_df rows (JSON, or Arrow IPC when the
     Accept header asks for `application/vnd.apache.arrow.stream`)."""
     questions = _questions(body.question, body.questions)
     started = time.perf_counter()
-    rows = await blocking(parse_rows, svc, questions, body, timeout=svc.config.request_timeout,
-                          limiter=svc.cpu)
+    rows = await blocking(
+        parse_rows, svc, questions, body, timeout=svc.config.request_timeout, limiter=svc.cpu
+    )
     request.state.work_ms = (time.perf_counter() - started) * 1000
     if wants_arrow(request):
         return arrow_body(pa.Table.from_pylist(rows, schema=QUESTION_SCHEMA))
@@ -58,8 +64,14 @@ async def search(body: SearchRequest, svc: Service = Depends(reader)):
             raise HTTPException(413, f"a batch holds at most {svc.config.max_batch} rows")
         rows = await blocking(rows_from_json, body.rows, timeout=timeout, limiter=svc.cpu)
     else:
-        rows = await blocking(parse_rows, svc, _questions(None, body.questions), body,
-                              timeout=timeout, limiter=svc.cpu)
+        rows = await blocking(
+            parse_rows,
+            svc,
+            _questions(None, body.questions),
+            body,
+            timeout=timeout,
+            limiter=svc.cpu,
+        )
     return Json(await blocking(search_rows, svc, rows, body, timeout=timeout, limiter=svc.cpu))
 
 
@@ -81,24 +93,44 @@ def parse_rows(svc: Service, questions: list, options: ParseOptions) -> list[dic
         raise HTTPException(400, "the service was started without an LLM (--llm)")
     llm = svc.llm if options.llm else None
     kwargs = {k: getattr(options, k) for k in OPTION_NAMES if getattr(options, k)}
-    long = {i for i, q in enumerate(questions)
-            if isinstance(q, str) and len(q) > c.max_question_chars}
+    long = {
+        i for i, q in enumerate(questions) if isinstance(q, str) and len(q) > c.max_question_chars
+    }
     texts = [None if i in long else q for i, q in enumerate(questions)]
     if options.context:
         rows = []
         for i, q in enumerate(texts):
             try:
-                rows.append(to_record(parse_question(q, sats, question_id=f"q{i}", llm=llm,
-                                                     context=options.context, **kwargs)))
+                rows.append(
+                    to_record(
+                        parse_question(
+                            q,
+                            sats,
+                            question_id=f"q{i}",
+                            llm=llm,
+                            context=options.context,
+                            **kwargs,
+                        )
+                    )
+                )
             except QuestionError as exc:
                 rows.append(to_record(_error_row(f"q{i}", q, exc, sats)))
     else:
-        rows = parse_questions(texts, sats, errors="collect", as_="arrow", llm=llm,
-                               **kwargs).to_pylist() if texts else []
+        rows = (
+            parse_questions(
+                texts, sats, errors="collect", as_="arrow", llm=llm, **kwargs
+            ).to_pylist()
+            if texts
+            else []
+        )
     for i in long:
-        exc = QuestionError(ReasonCode.QUESTION_TOO_LONG,
-                            f"the question is over {c.max_question_chars} characters",
-                            row=i, column="question", value=f"{len(questions[i])} characters")
+        exc = QuestionError(
+            ReasonCode.QUESTION_TOO_LONG,
+            f"the question is over {c.max_question_chars} characters",
+            row=i,
+            column="question",
+            value=f"{len(questions[i])} characters",
+        )
         rows[i] = to_record(_error_row(f"q{i}", questions[i][:200], exc, sats))
     svc.metrics.count_rows(r.get("llm_status") for r in rows)
     return rows
@@ -133,14 +165,34 @@ def search_rows(svc: Service, rows: list[dict[str, Any]], body: SearchRequest) -
     if not ok:
         return out
     table = pa.Table.from_pylist(ok, schema=QUESTION_SCHEMA)
-    funnel = Funnel(**{k: v for k, v in (body.funnel.model_dump() if body.funnel else {}).items()
-                       if v is not None})
+    funnel = Funnel(
+        **{
+            k: v
+            for k, v in (body.funnel.model_dump() if body.funnel else {}).items()
+            if v is not None
+        }
+    )
     if body.backend:
-        hits = search(svc.index, table, backend=body.backend, k=body.k, funnel=funnel,
-                      filters=body.filters, satellites=svc.satellites, as_="arrow")
+        hits = search(
+            svc.index,
+            table,
+            backend=body.backend,
+            k=body.k,
+            funnel=funnel,
+            filters=body.filters,
+            satellites=svc.satellites,
+            as_="arrow",
+        )
     else:
-        hits = dispatch(table, svc.index, k=body.k, funnel=funnel, satellites=svc.satellites,
-                        default_backend=svc.config.backend, as_="arrow")
+        hits = dispatch(
+            table,
+            svc.index,
+            k=body.k,
+            funnel=funnel,
+            satellites=svc.satellites,
+            default_backend=svc.config.backend,
+            as_="arrow",
+        )
     out["hits"] = hits.to_pylist()
     if body.confirm and out["hits"]:
         from ..confirm import confirm

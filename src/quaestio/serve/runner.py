@@ -27,8 +27,11 @@ def _dump(config: ServeConfig) -> str:
     values = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
     llm = values.pop("llm")
     if isinstance(llm, LLMConfig):
-        llm = {k: v for k, v in dataclasses.asdict(llm).items()
-               if k not in ("api_key", "vocabulary") and v is not None}
+        llm = {
+            k: v
+            for k, v in dataclasses.asdict(llm).items()
+            if k not in ("api_key", "vocabulary") and v is not None
+        }
     values["llm"] = llm
     return json.dumps(values, default=lambda v: str(v) if isinstance(v, Path) else None)
 
@@ -55,19 +58,34 @@ def configure_logging() -> None:
         access.propagate = False
 
 
-def run(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-        log_level: str = "info") -> None:
+def run(
+    config: ServeConfig,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    log_level: str = "info",
+) -> None:
     """Serve until SIGINT/SIGTERM; open streams get up to 30 s to finish on shutdown."""
     import uvicorn
 
     if not KeyRing.load(config.api_keys) and not is_loopback(host):
-        print(f"quaestio serve: no API keys configured, so binding to 127.0.0.1 instead of "
-              f"{host} (pass --api-keys or set QUAESTIO_API_KEYS)", file=sys.stderr)
+        print(
+            f"quaestio serve: no API keys configured, so binding to 127.0.0.1 instead of "
+            f"{host} (pass --api-keys or set QUAESTIO_API_KEYS)",
+            file=sys.stderr,
+        )
         host = "127.0.0.1"
     elif not KeyRing.load(config.api_keys):
-        print("quaestio serve: no API keys configured: loopback clients only",
-              file=sys.stderr)
+        print("quaestio serve: no API keys configured: loopback clients only", file=sys.stderr)
     os.environ[ENV_CONFIG] = _dump(config)
-    uvicorn.run("quaestio.serve.runner:app_from_env", factory=True, host=host, port=port,
-                workers=workers, log_level=log_level, access_log=False,
-                timeout_graceful_shutdown=30)
+    uvicorn.run(
+        "quaestio.serve.runner:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=30,
+    )

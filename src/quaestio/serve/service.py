@@ -30,11 +30,11 @@ class Service:
         self.metrics = Metrics()
         self.satellites = None
         self.index = None
-        self.llm = None          # quaestio.llm.LLM, for the parse
-        self.llm_config = None   # its resolved LLMConfig, for the answers
+        self.llm = None  # quaestio.llm.LLM, for the parse
+        self.llm_config = None  # its resolved LLMConfig, for the answers
         self.answer_client = None
         self.store = None
-        self.live: dict[tuple[str, int], Any] = {}   # running turns of this worker
+        self.live: dict[tuple[str, int], Any] = {}  # running turns of this worker
         self.tasks: set[asyncio.Task] = set()
         self.ready = False
         self.cpu = None  # anyio.CapacityLimiter, made in start() (it needs the event loop)
@@ -69,9 +69,12 @@ class Service:
         config = self.config.llm if isinstance(self.config.llm, LLMConfig) else None
         self.llm = LLM(config, satellites=self.satellites)
         self.llm_config = self.llm.config
-        self.answer_client = AsyncOpenAI(base_url=self.llm_config.base_url,
-                                         api_key=self.llm_config.api_key,
-                                         timeout=self.llm_config.timeout, max_retries=0)
+        self.answer_client = AsyncOpenAI(
+            base_url=self.llm_config.base_url,
+            api_key=self.llm_config.api_key,
+            timeout=self.llm_config.timeout,
+            max_retries=0,
+        )
 
     async def stop(self, grace: float = 10.0) -> None:
         """Let running turns finish (up to `grace` seconds), then cancel the rest."""
@@ -103,8 +106,11 @@ class Service:
         if self.keys:
             who = self.keys.identify(presented_key(request.headers))
             if who is None:
-                raise HTTPException(401, "a valid API key is required (Authorization: Bearer)",
-                                    headers={"WWW-Authenticate": "Bearer"})
+                raise HTTPException(
+                    401,
+                    "a valid API key is required (Authorization: Bearer)",
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
         else:
             host = request.client.host if request.client else ""
             if not is_loopback(host):
@@ -115,8 +121,9 @@ class Service:
             raise HTTPException(403, f"this needs the {role} role; the key has {who.role}")
         wait = self.limiter.take(who.name)
         if wait:
-            raise HTTPException(429, "rate limit exceeded",
-                                headers={"Retry-After": str(max(1, int(wait + 0.999)))})
+            raise HTTPException(
+                429, "rate limit exceeded", headers={"Retry-After": str(max(1, int(wait + 0.999)))}
+            )
         return who
 
     def authorize(self, request: Request, role: str = "reader") -> str:

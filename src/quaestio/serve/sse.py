@@ -7,13 +7,16 @@ which on an idle stream can be a heartbeat away; here a second task listens for
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import anyio
 from starlette.responses import Response
 
-HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"),
-           (b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no")]
+HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
 
 
 class EventStream(Response):
@@ -22,23 +25,25 @@ class EventStream(Response):
     def __init__(self, frames: AsyncIterator[bytes], headers: dict[str, str] | None = None):
         super().__init__(status_code=200)
         self.frames = frames
-        self.stream_headers = HEADERS + [(k.lower().encode(), v.encode())
-                                         for k, v in (headers or {}).items()]
+        self.stream_headers = HEADERS + [
+            (k.lower().encode(), v.encode()) for k, v in (headers or {}).items()
+        ]
 
     async def __call__(self, scope, receive, send):
         async with anyio.create_task_group() as group:
+
             async def watch():
                 while (await receive())["type"] != "http.disconnect":
                     pass
                 group.cancel_scope.cancel()
 
             group.start_soon(watch)
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": self.stream_headers})
+            await send(
+                {"type": "http.response.start", "status": 200, "headers": self.stream_headers}
+            )
             try:
                 async for frame in self.frames:
-                    await send({"type": "http.response.body", "body": frame,
-                                "more_body": True})
+                    await send({"type": "http.response.body", "body": frame, "more_body": True})
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
             except OSError:  # the client went away between two frames
                 pass

@@ -18,8 +18,8 @@ from ..satellites import SPECS
 from . import candidates as cand_mod
 from . import changelog, preview
 from .changes import Conflict, Invalid, Op, plan
-from .saving import apply, inverse
 from .context import ANALYST, VIEWER, Workbench
+from .saving import apply, inverse
 from .store import row_version
 
 
@@ -51,27 +51,47 @@ def _questions(wb: Workbench, data: dict[str, Any]) -> list[str]:
     raise HTTPException(400, "questions: 'set' or the questions, one a line")
 
 
-_NOT_LOADED = {"ok": False, "failures": [{
-    "op": None, "source": None, "table": None, "row": None, "column": None, "value": None,
-    "reason": "the folder does not load as it is: fix the rows listed on the home page first"}],
-    "conflicts": []}
+_NOT_LOADED = {
+    "ok": False,
+    "failures": [
+        {
+            "op": None,
+            "source": None,
+            "table": None,
+            "row": None,
+            "column": None,
+            "value": None,
+            "reason": "the folder does not load as it is: fix the rows listed on the home page first",
+        }
+    ],
+    "conflicts": [],
+}
 
 
 def _failures(result) -> list[dict[str, Any]]:
-    return [{k: (str(v) if k == "value" and v is not None else v) for k, v in f.items()}
-            for f in result]
+    return [
+        {k: (str(v) if k == "value" and v is not None else v) for k, v in f.items()}
+        for f in result
+    ]
 
 
 def _conflict(exc: Conflict) -> JSONResponse:
-    return JSONResponse(status_code=409, content={
-        "error": "conflict", "message": "this row was changed since you opened it; nothing "
-        "was written. Their version is shown: reload it, then apply your edit again.",
-        "conflicts": exc.conflicts})
+    return JSONResponse(
+        status_code=409,
+        content={
+            "error": "conflict",
+            "message": "this row was changed since you opened it; nothing "
+            "was written. Their version is shown: reload it, then apply your edit again.",
+            "conflicts": exc.conflicts,
+        },
+    )
 
 
 def _invalid(exc: Invalid) -> JSONResponse:
-    return JSONResponse(status_code=422, content={
-        "error": "invalid", "message": str(exc), "failures": _failures(exc.failures)})
+    return JSONResponse(
+        status_code=422,
+        content={"error": "invalid", "message": str(exc), "failures": _failures(exc.failures)},
+    )
 
 
 def router(wb: Workbench) -> APIRouter:
@@ -81,8 +101,11 @@ def router(wb: Workbench) -> APIRouter:
     async def validate(request: Request):
         wb.user(request, VIEWER)
         result = await _run(plan, wb.store.snapshot(), _ops(await _body(request)))
-        return {"ok": result.ok, "failures": _failures(result.failures),
-                "conflicts": result.conflicts}
+        return {
+            "ok": result.ok,
+            "failures": _failures(result.failures),
+            "conflicts": result.conflicts,
+        }
 
     @r.post("/try")
     async def try_(request: Request):
@@ -96,8 +119,11 @@ def router(wb: Workbench) -> APIRouter:
             return _NOT_LOADED
         result = await _run(plan, snap, _ops(data)) if data.get("ops") else None
         if result is not None and not result.ok:
-            return {"ok": False, "failures": _failures(result.failures),
-                    "conflicts": result.conflicts}
+            return {
+                "ok": False,
+                "failures": _failures(result.failures),
+                "conflicts": result.conflicts,
+            }
         new = result.sats if result else snap.sats
         rows = await _run(preview.try_question, question, snap.sats, new)
         return {"ok": True, "html": wb.fragment("_try.html", question=question, rows=rows)}
@@ -111,14 +137,22 @@ def router(wb: Workbench) -> APIRouter:
             return _NOT_LOADED
         result = await _run(plan, snap, _ops(data))
         if not result.ok:
-            return {"ok": False, "failures": _failures(result.failures),
-                    "conflicts": result.conflicts}
+            return {
+                "ok": False,
+                "failures": _failures(result.failures),
+                "conflicts": result.conflicts,
+            }
         questions = _questions(wb, data)
         tables = sorted({op["table"] for op in result.records if op["table"] in SPECS})
         diff = await _run(preview.table_diff, snap.sats, result.sats, tables)
         reparse = await _run(preview.reparse, questions, snap.sats, result.sats)
-        html = wb.fragment("_diff.html", tables=diff, reparse=reparse, asked=len(questions),
-                           records=result.records)
+        html = wb.fragment(
+            "_diff.html",
+            tables=diff,
+            reparse=reparse,
+            asked=len(questions),
+            records=result.records,
+        )
         return {"ok": True, "html": html}
 
     @r.post("/save")
@@ -126,14 +160,18 @@ def router(wb: Workbench) -> APIRouter:
         who = wb.user(request, ANALYST)
         data = await _body(request)
         try:
-            entry = await _run(lambda: apply(wb.store, _ops(data), who=who,
-                                            why=str(data.get("why") or "")))
+            entry = await _run(
+                lambda: apply(wb.store, _ops(data), who=who, why=str(data.get("why") or ""))
+            )
         except Conflict as exc:
             return _conflict(exc)
         except Invalid as exc:
             return _invalid(exc)
-        return {"ok": True, "change": entry,
-                "versions": [row_version(op["after"]) for op in entry["ops"]]}
+        return {
+            "ok": True,
+            "change": entry,
+            "versions": [row_version(op["after"]) for op in entry["ops"]],
+        }
 
     @r.post("/candidates/{cid}/{decision}")
     async def decide(request: Request, cid: int, decision: str):
@@ -149,23 +187,37 @@ def router(wb: Workbench) -> APIRouter:
             cand_mod.set_deferred(wb.store.folder, cand.ident, decision == "defer")
             return {"ok": True, "state": "deferred" if decision == "defer" else "pending"}
         if cand.state in ("admitted", "rejected"):
-            return JSONResponse(status_code=409, content={
-                "error": "conflict", "state": cand.state,
-                "message": f"this candidate was already {cand.state} (by another analyst?); "
-                           f"see the change log"})
+            return JSONResponse(
+                status_code=409,
+                content={
+                    "error": "conflict",
+                    "state": cand.state,
+                    "message": f"this candidate was already {cand.state} (by another analyst?); "
+                    f"see the change log",
+                },
+            )
         values = data.get("values") if isinstance(data.get("values"), dict) else {}
         ops = cand_mod.decision_ops(cand, decision, values, wb.store.snapshot(), who)
         try:
-            entry = await _run(lambda: apply(
-                wb.store, ops, who=who, kind=decision,
-                why=str(data.get("why") or f"candidate {cid} ({decision})")))
+            entry = await _run(
+                lambda: apply(
+                    wb.store,
+                    ops,
+                    who=who,
+                    kind=decision,
+                    why=str(data.get("why") or f"candidate {cid} ({decision})"),
+                )
+            )
         except Conflict as exc:
             return _conflict(exc)
         except Invalid as exc:
             return _invalid(exc)
         cand_mod.set_deferred(wb.store.folder, cand.ident, False)
-        return {"ok": True, "state": "admitted" if decision == "admit" else "rejected",
-                "change": entry}
+        return {
+            "ok": True,
+            "state": "admitted" if decision == "admit" else "rejected",
+            "change": entry,
+        }
 
     @r.post("/changes/{change_id}/revert")
     async def revert(request: Request, change_id: int):
@@ -175,13 +227,24 @@ def router(wb: Workbench) -> APIRouter:
         if e is None:
             raise HTTPException(404, f"no change #{change_id}")
         if e.get("reverted_by"):
-            return JSONResponse(status_code=409, content={
-                "error": "conflict", "message": f"change #{change_id} was already reverted "
-                                                f"by #{e['reverted_by']}"})
+            return JSONResponse(
+                status_code=409,
+                content={
+                    "error": "conflict",
+                    "message": f"change #{change_id} was already reverted by #{e['reverted_by']}",
+                },
+            )
         try:
-            entry = await _run(lambda: apply(
-                wb.store, inverse(e), who=who, kind="revert", reverts=change_id,
-                why=str(data.get("why") or f"revert #{change_id}")))
+            entry = await _run(
+                lambda: apply(
+                    wb.store,
+                    inverse(e),
+                    who=who,
+                    kind="revert",
+                    reverts=change_id,
+                    why=str(data.get("why") or f"revert #{change_id}"),
+                )
+            )
         except Conflict as exc:
             return _conflict(exc)
         except Invalid as exc:

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .context import Authorize
 
 # Every asset is served by the app itself; nothing is fetched from another origin, and no
 # inline script runs (an unescaped value could not execute even if one slipped through).
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
 
 
-def create_workbench_app(satellites_dir: str | Path, *, authorize: Authorize | None = None,
-                         questions: str | Path | Sequence[str] | None = None,
-                         corpus: Any = None, candidates: str | Path | None = None):
+def create_workbench_app(
+    satellites_dir: str | Path,
+    *,
+    authorize: Authorize | None = None,
+    questions: str | Path | Sequence[str] | None = None,
+    corpus: Any = None,
+    candidates: str | Path | None = None,
+):
     """The curation workbench over one satellite folder, as a FastAPI app.
 
     Args:
@@ -47,10 +55,14 @@ def create_workbench_app(satellites_dir: str | Path, *, authorize: Authorize | N
 
     if satellites_dir is None:
         return _no_folder_app()
-    wb = Workbench(satellites_dir, authorize=authorize, questions=questions, corpus=corpus,
-                   candidates=candidates)
-    app = FastAPI(title="quaestio workbench", docs_url=None, redoc_url=None,
-                  openapi_url=None)
+    wb = Workbench(
+        satellites_dir,
+        authorize=authorize,
+        questions=questions,
+        corpus=corpus,
+        candidates=candidates,
+    )
+    app = FastAPI(title="quaestio workbench", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.workbench = wb
 
     @app.middleware("http")
@@ -64,8 +76,7 @@ def create_workbench_app(satellites_dir: str | Path, *, authorize: Authorize | N
 
     app.include_router(pages.router(wb))
     app.include_router(api.router(wb))
-    app.mount("/static", StaticFiles(packages=[("quaestio.workbench", "static")]),
-              name="static")
+    app.mount("/static", StaticFiles(packages=[("quaestio.workbench", "static")]), name="static")
     return app
 
 
@@ -74,10 +85,12 @@ def _no_folder_app():
     from fastapi.responses import HTMLResponse
 
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    message = ("<!doctype html><title>quaestio workbench</title><p>This service runs on the "
-               "bundled satellite tables, which cannot be edited. Start it on a folder of your "
-               "own (<code>quaestio satellites export DIR</code>, then "
-               "<code>--satellites DIR</code>) to curate it here.</p>")
+    message = (
+        "<!doctype html><title>quaestio workbench</title><p>This service runs on the "
+        "bundled satellite tables, which cannot be edited. Start it on a folder of your "
+        "own (<code>quaestio satellites export DIR</code>, then "
+        "<code>--satellites DIR</code>) to curate it here.</p>"
+    )
 
     @app.get("/{path:path}", response_class=HTMLResponse)
     def no_folder(path: str) -> str:

@@ -50,8 +50,13 @@ class Candidate:
     @property
     def ident(self) -> str:
         r = self.row
-        return "|".join([r.get("concept") or r.get("proposed_concept") or "",
-                         r.get("language") or "", fold_phrase(r.get("keyword") or "")])
+        return "|".join(
+            [
+                r.get("concept") or r.get("proposed_concept") or "",
+                r.get("language") or "",
+                fold_phrase(r.get("keyword") or ""),
+            ]
+        )
 
 
 def read_candidates(path: Path | None) -> list[Candidate]:
@@ -60,8 +65,10 @@ def read_candidates(path: Path | None) -> list[Candidate]:
     frame = pl.read_csv(path, infer_schema=False)
     missing = [c for c in ("concept", "language", "keyword") if c not in frame.columns]
     if missing:
-        raise ValueError(f"{path}: not a discovery review file (missing {', '.join(missing)}; "
-                         f"expected the columns {', '.join(REVIEW_COLUMNS)})")
+        raise ValueError(
+            f"{path}: not a discovery review file (missing {', '.join(missing)}; "
+            f"expected the columns {', '.join(REVIEW_COLUMNS)})"
+        )
     return [Candidate(i, rec) for i, rec in enumerate(frame.iter_rows(named=True))]
 
 
@@ -88,8 +95,10 @@ def with_states(cands: list[Candidate], snap: Snapshot) -> list[Candidate]:
     for _, _, rec in snap.rows("concept_keywords"):
         key = (rec.get("concept"), rec.get("language"), fold_phrase(rec.get("keyword") or ""))
         held[key] = "rejected" if (rec.get("status") or "").strip() == "rejected" else "admitted"
-    phrases = {(rec.get("language"), fold_phrase(rec.get("keyword") or ""))
-               for _, _, rec in snap.rows("rejected_phrases")}
+    phrases = {
+        (rec.get("language"), fold_phrase(rec.get("keyword") or ""))
+        for _, _, rec in snap.rows("rejected_phrases")
+    }
     later = deferred(snap.folder)
     for c in cands:
         r = c.row
@@ -101,28 +110,53 @@ def with_states(cands: list[Candidate], snap: Snapshot) -> list[Candidate]:
     return cands
 
 
-def queue(cands: list[Candidate], *, concept: str = "", language: str = "",
-          min_score: float | None = None, state: str = "open", kind: str = "") -> list[Candidate]:
+def queue(
+    cands: list[Candidate],
+    *,
+    concept: str = "",
+    language: str = "",
+    min_score: float | None = None,
+    state: str = "open",
+    kind: str = "",
+) -> list[Candidate]:
     """Filtered candidates, pending first, then deferred (state "open"), in file order."""
-    out = [c for c in cands
-           if (not concept or concept in ((c.row.get("concept") or ""),
-                                          (c.row.get("proposed_concept") or "")))
-           and (not language or c.row.get("language") == language)
-           and (min_score is None or c.score >= min_score)
-           and (not kind or c.row.get("kind") == kind)
-           and (state in ("", "all") or (c.state in ("pending", "deferred") if state == "open"
-                                         else c.state == state))]
+    out = [
+        c
+        for c in cands
+        if (
+            not concept
+            or concept in ((c.row.get("concept") or ""), (c.row.get("proposed_concept") or ""))
+        )
+        and (not language or c.row.get("language") == language)
+        and (min_score is None or c.score >= min_score)
+        and (not kind or c.row.get("kind") == kind)
+        and (
+            state in ("", "all")
+            or (c.state in ("pending", "deferred") if state == "open" else c.state == state)
+        )
+    ]
     return sorted(out, key=lambda c: (c.state != "pending", c.cid))
 
 
 def neighbours(cands: list[Candidate], cand: Candidate, limit: int = 8) -> list[Candidate]:
     cluster = cand.row.get("cluster_id")
-    return [c for c in cands if c.cid != cand.cid and cluster not in (None, "", "-1")
-            and c.row.get("cluster_id") == cluster][:limit]
+    return [
+        c
+        for c in cands
+        if c.cid != cand.cid
+        and cluster not in (None, "", "-1")
+        and c.row.get("cluster_id") == cluster
+    ][:limit]
 
 
-def decision_ops(cand: Candidate, decision: str, values: dict[str, Any], snap: Snapshot,
-                 who: str, today: str | None = None) -> list[Op]:
+def decision_ops(
+    cand: Candidate,
+    decision: str,
+    values: dict[str, Any],
+    snap: Snapshot,
+    who: str,
+    today: str | None = None,
+) -> list[Op]:
     """The row operations that admit or reject a candidate, as `admit_candidates` would."""
     fields = {k: values.get(k, cand.row.get(k)) for k in EDITABLE}
     if "concept" not in values:  # a new-concept phrase proposes its concept's name
@@ -131,14 +165,29 @@ def decision_ops(cand: Candidate, decision: str, values: dict[str, Any], snap: S
     concept = (fields.get("concept") or "").strip()
     known = snap.sats is not None and concept in set(snap.sats.concepts["concept"].to_list())
     if decision == "reject" and not known:
-        return [Op("rejected_phrases", "add", values={
-            "language": fields.get("language"), "keyword": fields.get("keyword"),
-            "proposed_concept": cand.row.get("proposed_concept"),
-            "cluster_id": cand.row.get("cluster_id"), "added_by": who, "added_at": when})]
+        return [
+            Op(
+                "rejected_phrases",
+                "add",
+                values={
+                    "language": fields.get("language"),
+                    "keyword": fields.get("keyword"),
+                    "proposed_concept": cand.row.get("proposed_concept"),
+                    "cluster_id": cand.row.get("cluster_id"),
+                    "added_by": who,
+                    "added_at": when,
+                },
+            )
+        ]
     accepted = decision == "admit"
-    row = {**fields, "keyword_priority": fields.get("keyword_priority") or "secondary",
-           "match": fields.get("match") or "fuzzy",
-           "weight": fields.get("weight") or ("" if accepted else "1.0"),
-           "status": "validated" if accepted else "rejected", "source": "discovery",
-           "added_by": who, "added_at": when}
+    row = {
+        **fields,
+        "keyword_priority": fields.get("keyword_priority") or "secondary",
+        "match": fields.get("match") or "fuzzy",
+        "weight": fields.get("weight") or ("" if accepted else "1.0"),
+        "status": "validated" if accepted else "rejected",
+        "source": "discovery",
+        "added_by": who,
+        "added_at": when,
+    }
     return [Op("concept_keywords", "add", values=row, file=DISCOVERY_FILE)]

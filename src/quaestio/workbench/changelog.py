@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .store import LOG_DIR, key_of
 
@@ -45,8 +46,9 @@ def read_log(folder: Path) -> list[dict[str, Any]]:
     path = log_path(folder)
     if not path.exists():
         return []
-    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    entries = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     undone = {e["reverts"]: e["id"] for e in entries if e.get("reverts") is not None}
     for e in entries:
         e["reverted_by"] = undone.get(e["id"])
@@ -78,7 +80,8 @@ def last_change(folder: Path, table: str, key: dict[str, Any] | None) -> dict[st
     for e in reversed(read_log(folder)):
         for op in e["ops"]:
             if op["table"] == table and any(
-                    row is not None and key_of(table, row) == want
-                    for row in (op.get("before"), op.get("after"))):
+                row is not None and key_of(table, row) == want
+                for row in (op.get("before"), op.get("after"))
+            ):
                 return e
     return None

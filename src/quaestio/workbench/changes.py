@@ -15,8 +15,16 @@ import polars as pl
 from ..curation.folder import require_table_files
 from ..errors import SatelliteError
 from ..satellites import SPECS, Satellites
-from .store import (SIDE_FILES, SIDE_TABLES, Snapshot, TableFile, clean, key_of,
-                    row_version, table_of)
+from .store import (
+    SIDE_FILES,
+    SIDE_TABLES,
+    Snapshot,
+    TableFile,
+    clean,
+    key_of,
+    row_version,
+    table_of,
+)
 from .validation import check, check_full
 
 ACTIONS = ("add", "update", "delete")
@@ -35,16 +43,21 @@ class Op:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Op:
-        return cls(table=str(data.get("table") or ""), action=str(data.get("action") or ""),
-                   key=data.get("key"), values=data.get("values"),
-                   version=data.get("version"), file=data.get("file"))
+        return cls(
+            table=str(data.get("table") or ""),
+            action=str(data.get("action") or ""),
+            key=data.get("key"),
+            values=data.get("values"),
+            version=data.get("version"),
+            file=data.get("file"),
+        )
 
 
 @dataclass
 class Plan:
     """What a list of operations would do to the folder."""
 
-    files: dict[str, TableFile] = field(default_factory=dict)   # changed files by name
+    files: dict[str, TableFile] = field(default_factory=dict)  # changed files by name
     records: list[dict[str, Any]] = field(default_factory=list)  # one per op, for the log
     failures: list[dict[str, Any]] = field(default_factory=list)  # each with "op" (or None)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
@@ -87,35 +100,51 @@ def plan(snap: Snapshot, ops: list[Op]) -> Plan:
         result.sats = snap.sats
         return result
     edited = {t: work[t] for t in tables}
-    result.sats, failures = check(snap, edited, changed) if snap.sats is not None else \
-        check_full(snap, edited)
+    result.sats, failures = (
+        check(snap, edited, changed) if snap.sats is not None else check_full(snap, edited)
+    )
     result.failures = [{**f, "op": _op_of(f, result.records)} for f in failures]
     return result
 
 
 def _apply(snap, work, op: Op, i: int, result: Plan, changed) -> dict | None:
     if op.table not in SPECS and op.table not in SIDE_TABLES:
-        return _problem(op.table, None, "table", op.table, f"unknown table; tables: "
-                        f"{', '.join([*SPECS, *SIDE_TABLES])}")
+        return _problem(
+            op.table,
+            None,
+            "table",
+            op.table,
+            f"unknown table; tables: {', '.join([*SPECS, *SIDE_TABLES])}",
+        )
     if op.action not in ACTIONS:
-        return _problem(op.table, None, "action", op.action,
-                        f"must be one of {', '.join(ACTIONS)}")
+        return _problem(
+            op.table, None, "action", op.action, f"must be one of {', '.join(ACTIONS)}"
+        )
     for name, value in (("key", op.key), ("values", op.values)):
         if value is not None and not isinstance(value, dict):
             return _problem(op.table, None, name, str(value)[:80], "must be a JSON object")
     if op.action != "delete" and not op.values:
         return _problem(op.table, None, "values", None, "give the row's values")
-    if op.table in SIDE_TABLES and op.action != "delete" and not all(
-            clean(op.values.get(k)) for k in SIDE_TABLES[op.table]):
-        return _problem(op.table, None, ",".join(SIDE_TABLES[op.table]), None,
-                        "value is required")
+    if (
+        op.table in SIDE_TABLES
+        and op.action != "delete"
+        and not all(clean(op.values.get(k)) for k in SIDE_TABLES[op.table])
+    ):
+        return _problem(op.table, None, ",".join(SIDE_TABLES[op.table]), None, "value is required")
     found = _find(work, op.table, op.key) if op.action != "add" else None
     if op.action != "add":
         if found is None or row_version(found[2]) != op.version:
             current = found[2] if found else None
-            result.conflicts.append({"op": i, "table": op.table, "key": op.key,
-                                     "yours": op.values, "current": current,
-                                     "current_version": row_version(current)})
+            result.conflicts.append(
+                {
+                    "op": i,
+                    "table": op.table,
+                    "key": op.key,
+                    "yours": op.values,
+                    "current": current,
+                    "current_version": row_version(current),
+                }
+            )
             return None
         fi, ri, before = found
         tf = work[op.table][fi]
@@ -125,8 +154,13 @@ def _apply(snap, work, op: Op, i: int, result: Plan, changed) -> dict | None:
         if problem:
             return problem
     if not tf.editable:
-        return _problem(op.table, None, "file", tf.name,
-                        "a Parquet file is read-only here; edit its CSV source")
+        return _problem(
+            op.table,
+            None,
+            "file",
+            tf.name,
+            "a Parquet file is read-only here; edit its CSV source",
+        )
     rows = tf.frame.to_dicts()
     after = None
     if op.action == "delete":
@@ -134,29 +168,41 @@ def _apply(snap, work, op: Op, i: int, result: Plan, changed) -> dict | None:
     else:
         # An update changes the cells it names (the editor names them all); the rest stay.
         base = {k: v for k, v in (before or {}).items() if k not in (op.values or {})}
-        after = {**_row(tf.frame.columns, op.table, op.values or {}),
-                 **{k: clean(v) for k, v in base.items()}}
+        after = {
+            **_row(tf.frame.columns, op.table, op.values or {}),
+            **{k: clean(v) for k, v in base.items()},
+        }
         if op.action == "update":
             rows[ri] = after
         else:
             rows.append(after)
             ri = len(rows) - 1
     columns = list(dict.fromkeys([*tf.frame.columns, *(after or {})]))
-    frame = pl.DataFrame(rows, schema={c: pl.String for c in columns}) if rows else \
-        pl.DataFrame(schema={c: pl.String for c in columns})
+    frame = (
+        pl.DataFrame(rows, schema={c: pl.String for c in columns})
+        if rows
+        else pl.DataFrame(schema={c: pl.String for c in columns})
+    )
     new = TableFile(tf.name, tf.table, frame, tf.editable)
-    work[op.table] = [*work[op.table][:fi], new, *work[op.table][fi + 1:]]
+    work[op.table] = [*work[op.table][:fi], new, *work[op.table][fi + 1 :]]
     result.files[tf.name] = new
     line = ri + 2
     if after is not None:
         changed.setdefault(op.table, set()).add((tf.name, line))
         # rows below a deletion move up a line: only the edited row's line is needed here
-    result.records.append({"table": op.table, "file": tf.name, "action": op.action,
-                           "key": dict(zip(_key_cols(op.table),
-                                           key_of(op.table, before if after is None
-                                                  else after))),
-                           "before": _clean_row(before), "after": _clean_row(after),
-                           "line": line if after is not None else None})
+    result.records.append(
+        {
+            "table": op.table,
+            "file": tf.name,
+            "action": op.action,
+            "key": dict(
+                zip(_key_cols(op.table), key_of(op.table, before if after is None else after))
+            ),
+            "before": _clean_row(before),
+            "after": _clean_row(after),
+            "line": line if after is not None else None,
+        }
+    )
     return None
 
 
@@ -166,8 +212,11 @@ def _target(snap: Snapshot, work, op: Op) -> tuple[TableFile | None, int, dict |
         name = SIDE_FILES[op.table]
     elif op.file:
         if table_of(op.file) != op.table or "/" in op.file:
-            return None, 0, _problem(op.table, None, "file", op.file,
-                                     f"not a file name of table {op.table}")
+            return (
+                None,
+                0,
+                _problem(op.table, None, "file", op.file, f"not a file name of table {op.table}"),
+            )
         name = op.file
     else:
         if not files:
@@ -229,5 +278,11 @@ def _op_of(failure: dict, records: list[dict]) -> int | None:
 
 
 def _problem(table, row, column, value, reason) -> dict[str, Any]:
-    return {"source": None, "table": table, "row": row, "column": column, "value": value,
-            "reason": reason}
+    return {
+        "source": None,
+        "table": table,
+        "row": row,
+        "column": column,
+        "value": value,
+        "reason": reason,
+    }

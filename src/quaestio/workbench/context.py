@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import getpass
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import jinja2
 from fastapi import HTTPException, Request
@@ -28,23 +29,33 @@ CANDIDATES_FILE = "candidates.csv"
 class Workbench:
     """The state behind one app: a store over the folder and the optional inputs."""
 
-    def __init__(self, satellites_dir: str | Path, *, authorize: Authorize | None,
-                 questions: str | Path | Sequence[str] | None, corpus: Any,
-                 candidates: str | Path | None):
+    def __init__(
+        self,
+        satellites_dir: str | Path,
+        *,
+        authorize: Authorize | None,
+        questions: str | Path | Sequence[str] | None,
+        corpus: Any,
+        candidates: str | Path | None,
+    ):
         self.store = Store(satellites_dir)
         self.authorize = authorize
         self.questions = read_questions(questions)
         self.corpus = corpus
         folder = self.store.folder
-        self.candidates_path = Path(candidates) if candidates else \
-            folder / LOG_DIR / CANDIDATES_FILE
+        self.candidates_path = (
+            Path(candidates) if candidates else folder / LOG_DIR / CANDIDATES_FILE
+        )
         self._docs = None
         self._coverage: tuple[int, Coverage] | None = None
         self._compute = threading.Lock()
         self.env = jinja2.Environment(
             loader=jinja2.PackageLoader("quaestio.workbench", "templates"),
-            autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-            lstrip_blocks=True)
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
         self.env.globals.update(SPECS=SPECS)
 
     # who is asking -------------------------------------------------------------------
@@ -63,8 +74,9 @@ class Workbench:
 
     # inputs --------------------------------------------------------------------------
     def candidates(self) -> list[cand_mod.Candidate]:
-        return cand_mod.with_states(cand_mod.read_candidates(self.candidates_path),
-                                    self.store.snapshot())
+        return cand_mod.with_states(
+            cand_mod.read_candidates(self.candidates_path), self.store.snapshot()
+        )
 
     def coverage(self, sats: Satellites) -> Coverage:
         with self._compute:
@@ -80,8 +92,13 @@ class Workbench:
     def page(self, request: Request, template: str, **values: Any) -> HTMLResponse:
         base = request.scope.get("root_path", "").rstrip("/")
         html = self.env.get_template(template).render(
-            request=request, base=base, user=self.user(request, VIEWER),
-            can_edit=self.may(request, ANALYST), folder=str(self.store.folder), **values)
+            request=request,
+            base=base,
+            user=self.user(request, VIEWER),
+            can_edit=self.may(request, ANALYST),
+            folder=str(self.store.folder),
+            **values,
+        )
         return HTMLResponse(html)
 
     def fragment(self, template: str, **values: Any) -> str:

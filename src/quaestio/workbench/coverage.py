@@ -24,9 +24,9 @@ _SENTENCE = regex.compile(r"(?<=[.!?;:])\s+|\s*\n\s*")
 
 @dataclass
 class Coverage:
-    report: Any = None                      # curation.CoverageReport, or None
+    report: Any = None  # curation.CoverageReport, or None
     questions_by_concept: dict[str, list[str]] = field(default_factory=dict)
-    docs: pl.DataFrame | None = None        # doc_id, language, text
+    docs: pl.DataFrame | None = None  # doc_id, language, text
     concept_docs: dict[str, set[str]] = field(default_factory=dict)
     concept_languages: dict[str, set[str]] = field(default_factory=dict)
     by_concept: list[dict[str, Any]] = field(default_factory=list)
@@ -90,8 +90,12 @@ def compute(sats: Satellites, questions: list[str], docs: pl.DataFrame | None) -
     langs = sorted(docs["language"].unique().to_list())
     for concept, family in families.items():
         n = len(cov.concept_docs.get(concept, ()))
-        row = {"concept": concept, "doc_family": family or "", "docs": n,
-               "languages": sorted(cov.concept_languages.get(concept, ()))}
+        row = {
+            "concept": concept,
+            "doc_family": family or "",
+            "docs": n,
+            "languages": sorted(cov.concept_languages.get(concept, ())),
+        }
         row["missing_languages"] = [x for x in langs if n and x not in row["languages"]]
         (cov.by_concept if n else cov.unseen).append(row)
     cov.by_concept.sort(key=lambda r: (-r["docs"], r["concept"]))
@@ -104,14 +108,17 @@ def compute(sats: Satellites, questions: list[str], docs: pl.DataFrame | None) -
     return cov
 
 
-def concept_examples(cov: Coverage, sats: Satellites, concept: str,
-                     limit: int = 12) -> list[dict[str, str]]:
+def concept_examples(
+    cov: Coverage, sats: Satellites, concept: str, limit: int = 12
+) -> list[dict[str, str]]:
     """Sentences of the corpus where one of the concept's variants occurs."""
     if cov.docs is None:
         return []
     rows = sats.concept_keywords.filter(concept=concept, status="validated")
-    keys = [(m == "cased", _padded(k, True) if m == "cased" else " " + fold_phrase(k) + " ")
-            for k, m in rows.select("keyword", "match").iter_rows()]
+    keys = [
+        (m == "cased", _padded(k, True) if m == "cased" else " " + fold_phrase(k) + " ")
+        for k, m in rows.select("keyword", "match").iter_rows()
+    ]
     keys = [(cased, k) for cased, k in keys if k.strip()]
     wanted = cov.concept_docs.get(concept, set())
     out = []
@@ -122,8 +129,14 @@ def concept_examples(cov: Coverage, sats: Satellites, concept: str,
             padded = {False: _padded(sentence), True: _padded(sentence, True)}
             hit = next((k.strip() for cased, k in keys if k in padded[cased]), None)
             if hit:
-                out.append({"doc_id": doc_id, "language": lang, "sentence": sentence.strip(),
-                            "variant": hit})
+                out.append(
+                    {
+                        "doc_id": doc_id,
+                        "language": lang,
+                        "sentence": sentence.strip(),
+                        "variant": hit,
+                    }
+                )
                 break
         if len(out) >= limit:
             break

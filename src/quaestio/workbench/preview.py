@@ -3,18 +3,35 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import polars as pl
 
 from ..satellites import Satellites
 
 # The columns an analyst reads in a re-parse diff (the others follow from these).
-DIFF_COLUMNS = ("concepts", "keywords", "answer_type", "answer_shape", "decomposition_pattern",
-                "suggested_clarification", "scope_jurisdictions", "pages_hint")
-TRY_COLUMNS = ("language", "concepts", "answer_type", "answer_shape", "decomposition_pattern",
-               "suggested_clarification", "chunk_strategy", "retrieval_k")
+DIFF_COLUMNS = (
+    "concepts",
+    "keywords",
+    "answer_type",
+    "answer_shape",
+    "decomposition_pattern",
+    "suggested_clarification",
+    "scope_jurisdictions",
+    "pages_hint",
+)
+TRY_COLUMNS = (
+    "language",
+    "concepts",
+    "answer_type",
+    "answer_shape",
+    "decomposition_pattern",
+    "suggested_clarification",
+    "chunk_strategy",
+    "retrieval_k",
+)
 
 
 def read_questions(source: str | Path | Sequence[str] | None) -> list[str]:
@@ -25,10 +42,14 @@ def read_questions(source: str | Path | Sequence[str] | None) -> list[str]:
         return [str(q) for q in source if str(q).strip()]
     path = Path(source)
     if path.suffix == ".txt":
-        return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip()]
-    reader = {".csv": lambda p: pl.read_csv(p, infer_schema=False), ".jsonl": pl.read_ndjson,
-              ".parquet": pl.read_parquet}.get(path.suffix)
+        return [
+            line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+        ]
+    reader = {
+        ".csv": lambda p: pl.read_csv(p, infer_schema=False),
+        ".jsonl": pl.read_ndjson,
+        ".parquet": pl.read_parquet,
+    }.get(path.suffix)
     if reader is None:
         raise ValueError(f"{path}: give questions as .txt, .csv, .jsonl or .parquet")
     frame = reader(path)
@@ -41,8 +62,10 @@ def read_questions(source: str | Path | Sequence[str] | None) -> list[str]:
 def keyword_texts(value: Any) -> list[str]:
     """A keywords cell as 'text (source, concept)' strings, for a readable diff."""
     items = json.loads(value) if isinstance(value, str) else (value or [])
-    return [f"{k.get('text')} ({k.get('source')}{', ' + k['concept'] if k.get('concept') else ''})"
-            for k in items]
+    return [
+        f"{k.get('text')} ({k.get('source')}{', ' + k['concept'] if k.get('concept') else ''})"
+        for k in items
+    ]
 
 
 def try_question(question: str, old: Satellites, new: Satellites) -> list[dict[str, Any]]:
@@ -53,11 +76,25 @@ def try_question(question: str, old: Satellites, new: Satellites) -> list[dict[s
     b = parse_questions([question], new, as_="polars").row(0, named=True)
     out = []
     for col in TRY_COLUMNS:
-        out.append({"column": col, "before": _show(a[col]), "after": _show(b[col]),
-                    "changed": a[col] != b[col]})
+        out.append(
+            {
+                "column": col,
+                "before": _show(a[col]),
+                "after": _show(b[col]),
+                "changed": a[col] != b[col],
+            }
+        )
     ka, kb = keyword_texts(a["keywords"]), keyword_texts(b["keywords"])
-    out.append({"column": "keywords", "before": ka, "after": kb, "changed": ka != kb,
-                "added": [k for k in kb if k not in ka], "removed": [k for k in ka if k not in kb]})
+    out.append(
+        {
+            "column": "keywords",
+            "before": ka,
+            "after": kb,
+            "changed": ka != kb,
+            "added": [k for k in kb if k not in ka],
+            "removed": [k for k in ka if k not in kb],
+        }
+    )
     return out
 
 
@@ -71,11 +108,17 @@ def reparse(questions: list[str], old: Satellites, new: Satellites) -> list[dict
     changes = reparse_changes(questions, old, new, columns=DIFF_COLUMNS)
     out = []
     for rec in changes.iter_rows(named=True):
-        row = {"question": rec["original_question"], "column": rec["column"],
-               "before": rec["old_value"], "after": rec["new_value"]}
+        row = {
+            "question": rec["original_question"],
+            "column": rec["column"],
+            "before": rec["old_value"],
+            "after": rec["new_value"],
+        }
         if rec["column"] == "keywords":
             ka, kb = keyword_texts(rec["old_value"]), keyword_texts(rec["new_value"])
-            row.update(added=[k for k in kb if k not in ka], removed=[k for k in ka if k not in kb])
+            row.update(
+                added=[k for k in kb if k not in ka], removed=[k for k in ka if k not in kb]
+            )
         out.append(row)
     return out
 

@@ -16,8 +16,15 @@ from .changes import Conflict, Invalid, Op, plan
 from .store import Snapshot, Store, row_version
 
 
-def apply(store: Store, ops: list[Op], *, who: str, why: str = "", kind: str = "edit",
-          reverts: int | None = None) -> dict[str, Any]:
+def apply(
+    store: Store,
+    ops: list[Op],
+    *,
+    who: str,
+    why: str = "",
+    kind: str = "edit",
+    reverts: int | None = None,
+) -> dict[str, Any]:
     """Plan, validate and write `ops`, then log them; all under the folder's lock.
 
     Returns:
@@ -37,10 +44,17 @@ def apply(store: Store, ops: list[Op], *, who: str, why: str = "", kind: str = "
         if result.failures:
             raise Invalid(result.failures)
         write_atomically({store.folder / name: tf.frame for name, tf in result.files.items()})
-        entry = changelog.append(store.folder, {
-            "who": who, "when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "why": why, "kind": kind, "reverts": reverts,
-            "ops": [{k: v for k, v in r.items() if k != "line"} for r in result.records]})
+        entry = changelog.append(
+            store.folder,
+            {
+                "who": who,
+                "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "why": why,
+                "kind": kind,
+                "reverts": reverts,
+                "ops": [{k: v for k, v in r.items() if k != "line"} for r in result.records],
+            },
+        )
         files = {t: [result.files.get(tf.name, tf) for tf in fs] for t, fs in snap.files.items()}
         for name, tf in result.files.items():
             if tf not in files[tf.table]:
@@ -59,6 +73,7 @@ def inverse(entry: dict[str, Any]) -> list[Op]:
         elif rec["action"] == "delete":
             ops.append(Op(rec["table"], "add", values=before, file=rec["file"]))
         else:
-            ops.append(Op(rec["table"], "update", key=after, values=before,
-                          version=row_version(after)))
+            ops.append(
+                Op(rec["table"], "update", key=after, values=before, version=row_version(after))
+            )
     return ops

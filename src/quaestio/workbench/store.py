@@ -28,7 +28,7 @@ LOG_DIR = "curation"  # beside the tables; the loader reads only the folder's ow
 class TableFile:
     """One file of a table: its rows as the analyst wrote them (strings, empty = null)."""
 
-    name: str            # file name inside the folder, e.g. concept_keywords.discovery.csv
+    name: str  # file name inside the folder, e.g. concept_keywords.discovery.csv
     table: str
     frame: pl.DataFrame
     editable: bool = True  # Parquet files are shown, not rewritten
@@ -39,9 +39,9 @@ class Snapshot:
     """Every table file of the folder at one moment, and the tables validated from them."""
 
     folder: Path
-    files: dict[str, list[TableFile]]   # table -> its files in the loader's order
-    sats: Satellites | None             # None when the folder does not load
-    failures: list[dict[str, Any]]      # the loader's failure cases when it does not
+    files: dict[str, list[TableFile]]  # table -> its files in the loader's order
+    sats: Satellites | None  # None when the folder does not load
+    failures: list[dict[str, Any]]  # the loader's failure cases when it does not
     signature: tuple
 
     def in_folder(self, table: str) -> bool:
@@ -72,8 +72,11 @@ def clean(value: Any) -> str | None:
 
 
 def key_of(table: str, row: dict[str, Any]) -> tuple:
-    return tuple(clean(row.get(k)) for k in SPECS[table].key) if table in SPECS else \
-        tuple(clean(row.get(k)) for k in SIDE_TABLES[table])
+    return (
+        tuple(clean(row.get(k)) for k in SPECS[table].key)
+        if table in SPECS
+        else tuple(clean(row.get(k)) for k in SIDE_TABLES[table])
+    )
 
 
 def key_text(table: str, row: dict[str, Any]) -> str:
@@ -85,8 +88,9 @@ def row_version(row: dict[str, Any] | None) -> str:
     if row is None:
         return "absent"
     cells = {k: clean(v) for k, v in row.items() if clean(v) is not None}
-    return hashlib.sha1(json.dumps(cells, sort_keys=True, ensure_ascii=False)
-                        .encode()).hexdigest()[:12]
+    return hashlib.sha1(
+        json.dumps(cells, sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()[:12]
 
 
 # Files beside the tables that the workbench also edits: rejected new-concept phrases.
@@ -126,8 +130,9 @@ def read_files(folder: Path) -> dict[str, list[TableFile]]:
             frame = pl.read_parquet(entry).with_columns(pl.all().cast(pl.String))
             files[table].append(TableFile(entry.name, table, frame, editable=False))
         else:
-            files[table].append(TableFile(entry.name, table,
-                                          pl.read_csv(entry, infer_schema=False)))
+            files[table].append(
+                TableFile(entry.name, table, pl.read_csv(entry, infer_schema=False))
+            )
     for table, name in SIDE_FILES.items():
         path = folder / name
         if path.exists():
@@ -141,9 +146,18 @@ class Store:
     def __init__(self, folder: str | Path):
         self.folder = Path(folder).resolve()
         if not self.folder.is_dir():
-            raise SatelliteError([{"source": str(folder), "table": None, "row": None,
-                                   "column": None, "value": str(folder),
-                                   "reason": "not a folder of satellite tables"}])
+            raise SatelliteError(
+                [
+                    {
+                        "source": str(folder),
+                        "table": None,
+                        "row": None,
+                        "column": None,
+                        "value": str(folder),
+                        "reason": "not a folder of satellite tables",
+                    }
+                ]
+            )
         self.lock = threading.RLock()  # one writer at a time inside this process
         self._snapshot: Snapshot | None = None
 

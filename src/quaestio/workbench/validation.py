@@ -12,7 +12,6 @@ away on a long input.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import polars as pl
 import regex
@@ -25,26 +24,36 @@ from ..satellites.defaults import parse_defaults
 from ..satellites.schemas import compile_pattern, pattern_flags, validate_links, validate_table
 from .store import Snapshot, TableFile
 
-_NO_REGEX = {name: dataclasses.replace(spec, columns=tuple(
-    dataclasses.replace(c, kind="str") if c.kind == "regex" else c for c in spec.columns))
-    for name, spec in SPECS.items()}
+_NO_REGEX = {
+    name: dataclasses.replace(
+        spec,
+        columns=tuple(
+            dataclasses.replace(c, kind="str") if c.kind == "regex" else c for c in spec.columns
+        ),
+    )
+    for name, spec in SPECS.items()
+}
 PROBE_LENGTH = 5000
 PROBE_BUDGET_S = 0.1  # a linear pattern scans 5,000 characters in microseconds
 
 
 def with_positions(files: list[TableFile]) -> pl.DataFrame:
     """A table's files concatenated, each row labelled with its file and line (as the loader)."""
-    frames = [tf.frame.with_columns(
-        pl.lit(tf.name).alias("_source"),
-        (pl.int_range(pl.len(), dtype=pl.Int64) + (2 if tf.editable else 0)).alias("_row"))
-        for tf in files]
+    frames = [
+        tf.frame.with_columns(
+            pl.lit(tf.name).alias("_source"),
+            (pl.int_range(pl.len(), dtype=pl.Int64) + (2 if tf.editable else 0)).alias("_row"),
+        )
+        for tf in files
+    ]
     if not frames:
         return pl.DataFrame(schema={"_source": pl.String, "_row": pl.Int64})
     return pl.concat(frames, how="diagonal")
 
 
-def check(snap: Snapshot, files: dict[str, list[TableFile]],
-          changed: dict[str, set[tuple[str, int]]]) -> tuple[Satellites | None, list[dict]]:
+def check(
+    snap: Snapshot, files: dict[str, list[TableFile]], changed: dict[str, set[tuple[str, int]]]
+) -> tuple[Satellites | None, list[dict]]:
     """Validate the tables in `files` (every file of each changed table) against the snapshot.
 
     Args:
@@ -66,9 +75,15 @@ def check(snap: Snapshot, files: dict[str, list[TableFile]],
         if problems and any(p["row"] is None for p in problems):
             continue  # a missing or unknown column: the rows cannot be typed
         rows = changed.get(table, set())
-        mine = frame.filter(pl.struct("_source", "_row").map_elements(
-            lambda s: (s["_source"], s["_row"]) in rows, return_dtype=pl.Boolean)) \
-            if rows else frame.clear()
+        mine = (
+            frame.filter(
+                pl.struct("_source", "_row").map_elements(
+                    lambda s: (s["_source"], s["_row"]) in rows, return_dtype=pl.Boolean
+                )
+            )
+            if rows
+            else frame.clear()
+        )
         if any(c.kind == "regex" for c in spec.columns) and mine.height:
             _, own = validate_table(spec, mine)
             regex_cols = {c.name for c in spec.columns if c.kind == "regex"}
@@ -87,17 +102,21 @@ def check(snap: Snapshot, files: dict[str, list[TableFile]],
     failures += validate_links(links)
     if failures:
         return None, _unique(failures)
-    tables = {t: links[t].drop("_source", "_row") if t in typed else snap.sats.tables[t]
-              for t in TABLES}
-    origins = {t: tuple(tf.name for tf in files[t]) if t in files else snap.sats.origins[t]
-               for t in TABLES}
+    tables = {
+        t: links[t].drop("_source", "_row") if t in typed else snap.sats.tables[t] for t in TABLES
+    }
+    origins = {
+        t: tuple(tf.name for tf in files[t]) if t in files else snap.sats.origins[t]
+        for t in TABLES
+    }
     new = Satellites(tables, origins)
     carry_caches(snap.sats, new, set(files))
     return new, []
 
 
-def check_full(snap: Snapshot, files: dict[str, list[TableFile]]
-               ) -> tuple[Satellites | None, list[dict]]:
+def check_full(
+    snap: Snapshot, files: dict[str, list[TableFile]]
+) -> tuple[Satellites | None, list[dict]]:
     """The whole loader on the folder with the edited files: for a folder that does not load
     as it is, so that its broken rows can be fixed here."""
     from ..curation.folder import staged
@@ -111,8 +130,9 @@ def check_full(snap: Snapshot, files: dict[str, list[TableFile]]
             return load_satellites(view), []
         except SatelliteError as exc:
             prefix = str(view) + "/"
-            return None, [{**c, "source": str(c["source"]).removeprefix(prefix)}
-                          for c in exc.failure_cases]
+            return None, [
+                {**c, "source": str(c["source"]).removeprefix(prefix)} for c in exc.failure_cases
+            ]
 
 
 def _positioned(snap: Snapshot, table: str) -> pl.DataFrame:
@@ -121,14 +141,17 @@ def _positioned(snap: Snapshot, table: str) -> pl.DataFrame:
     pos = with_positions(snap.files.get(table, []))
     if pos.height == frame.height:
         return frame.with_columns(pos["_source"], pos["_row"])
-    return frame.with_columns(pl.lit(f"bundled:{table}").alias("_source"),
-                              pl.lit(None, pl.Int64).alias("_row"))
+    return frame.with_columns(
+        pl.lit(f"bundled:{table}").alias("_source"), pl.lit(None, pl.Int64).alias("_row")
+    )
 
 
 # Compiled artefacts that depend on one table only: a new version of the satellites that
 # keeps that table unchanged can keep them (compiling the cue rows costs seconds).
-_CACHES_OF = {"cues": ("cue_rules", "language_rules:", "scope_date_rules", "decomposition_rules"),
-              "anchors": ("anchor_rules",)}
+_CACHES_OF = {
+    "cues": ("cue_rules", "language_rules:", "scope_date_rules", "decomposition_rules"),
+    "anchors": ("anchor_rules",),
+}
 
 
 def carry_caches(old: Satellites, new: Satellites, changed: set[str]) -> None:
@@ -152,9 +175,11 @@ def runaway_reason(pattern: str, flags: int = 0) -> str | None:
         try:
             compiled.search(probe, timeout=PROBE_BUDGET_S)
         except TimeoutError:
-            return (f"regex runs away (catastrophic backtracking): searching {len(probe):,} "
-                    f"characters of {unit!r} takes over {PROBE_BUDGET_S * 1000:.0f} ms; "
-                    f"bound the repetitions or remove nested quantifiers")
+            return (
+                f"regex runs away (catastrophic backtracking): searching {len(probe):,} "
+                f"characters of {unit!r} takes over {PROBE_BUDGET_S * 1000:.0f} ms; "
+                f"bound the repetitions or remove nested quantifiers"
+            )
     return None
 
 
@@ -165,15 +190,17 @@ def _runaway(spec, frame: pl.DataFrame) -> list[dict]:
             pattern = (rec.get(col.name) or "").strip()
             reason = runaway_reason(pattern, pattern_flags(spec, col, rec)) if pattern else None
             if reason:
-                out.append(_case(rec["_source"], spec.name, rec["_row"], col.name, pattern,
-                                 reason))
+                out.append(
+                    _case(rec["_source"], spec.name, rec["_row"], col.name, pattern, reason)
+                )
     return out
 
 
 def _folded_duplicates(typed: pl.DataFrame, rows: set[tuple[str, int]]) -> list[dict]:
     seen: dict[tuple, list[tuple[str, int, str]]] = {}
-    for c, lang, kw, src, line in typed.select("concept", "language", "keyword", "_source",
-                                                "_row").iter_rows():
+    for c, lang, kw, src, line in typed.select(
+        "concept", "language", "keyword", "_source", "_row"
+    ).iter_rows():
         if kw and c:
             seen.setdefault((c, lang, fold_phrase(kw)), []).append((src, line, kw))
     out = []
@@ -186,7 +213,15 @@ def _folded_duplicates(typed: pl.DataFrame, rows: set[tuple[str, int]]) -> list[
             other = next(h for h in hits if (h[0], h[1]) != (src, line))
             if other[2] == kw:
                 continue  # an exact duplicate key: the loader reports it already
-            out.append(_case(src, "concept_keywords", line, "keyword", kw,
-                             f"differs only in case or accents from {other[2]!r} "
-                             f"({other[0]} line {other[1]}) of {c}/{lang}"))
+            out.append(
+                _case(
+                    src,
+                    "concept_keywords",
+                    line,
+                    "keyword",
+                    kw,
+                    f"differs only in case or accents from {other[2]!r} "
+                    f"({other[0]} line {other[1]}) of {c}/{lang}",
+                )
+            )
     return out

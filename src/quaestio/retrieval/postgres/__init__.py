@@ -19,9 +19,15 @@ from .search import search
 from .store import PostgresIndex
 
 
-def build_postgres(source: Any, dsn: str, *, schema: str = "quaestio",
-                   embedding_model: str | None = None, mode: str = "replace",
-                   **options: Any) -> PostgresIndex:
+def build_postgres(
+    source: Any,
+    dsn: str,
+    *,
+    schema: str = "quaestio",
+    embedding_model: str | None = None,
+    mode: str = "replace",
+    **options: Any,
+) -> PostgresIndex:
     """Chunk `source` (as `build_index` does) and write it to PostgreSQL, in one transaction.
 
     Args:
@@ -44,8 +50,11 @@ def build_postgres(source: Any, dsn: str, *, schema: str = "quaestio",
         if not isinstance(source, Index):
             model = embedding_model if store.has_pgvector else None
             source = build_index(source, embedding_model=model, **options)
-        operation = {"replace": store.ingest, "add": store.add_documents,
-                     "update": store.update_documents}
+        operation = {
+            "replace": store.ingest,
+            "add": store.add_documents,
+            "update": store.update_documents,
+        }
         if mode not in operation:
             raise ValueError(f"mode must be one of {', '.join(operation)}, not {mode!r}")
         operation[mode](source)
@@ -58,7 +67,8 @@ def build_postgres(source: Any, dsn: str, *, schema: str = "quaestio",
 def is_dsn(value: Any) -> bool:
     """True for a PostgreSQL URI (postgres:// or postgresql://), not for an index folder."""
     return isinstance(value, (str, os.PathLike)) and str(value).startswith(
-        ("postgres://", "postgresql://"))
+        ("postgres://", "postgresql://")
+    )
 
 
 __all__ = ["PostgresIndex", "build_postgres", "is_dsn", "search"]

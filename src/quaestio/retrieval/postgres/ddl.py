@@ -22,13 +22,43 @@ from functools import lru_cache
 CONFIGS = {"en": "english", "fr": "french", "es": "spanish"}
 FALLBACK_CONFIG = "simple"
 
-DOCUMENT_COLUMNS = ("doc_id", "title", "summary", "source", "content_hash", "encoding",
-                    "language", "doc_family", "doc_type", "date", "parties", "jurisdiction",
-                    "n_chunks")
-CHUNK_COLUMNS = ("chunk_id", "doc_id", "granularity", "parent_id", "section_id", "ordinal",
-                 "part_index", "part_count", "level", "breadcrumb", "chunk_type", "has_table",
-                 "has_image", "page_start", "page_end", "language", "char_spans", "n_tokens",
-                 "representation_text", "generation_text")
+DOCUMENT_COLUMNS = (
+    "doc_id",
+    "title",
+    "summary",
+    "source",
+    "content_hash",
+    "encoding",
+    "language",
+    "doc_family",
+    "doc_type",
+    "date",
+    "parties",
+    "jurisdiction",
+    "n_chunks",
+)
+CHUNK_COLUMNS = (
+    "chunk_id",
+    "doc_id",
+    "granularity",
+    "parent_id",
+    "section_id",
+    "ordinal",
+    "part_index",
+    "part_count",
+    "level",
+    "breadcrumb",
+    "chunk_type",
+    "has_table",
+    "has_image",
+    "page_start",
+    "page_end",
+    "language",
+    "char_spans",
+    "n_tokens",
+    "representation_text",
+    "generation_text",
+)
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS {schema}.documents (

@@ -30,8 +30,9 @@ class Term:
     phrase: bool = False
 
 
-def weighted_terms(record: dict, *, sources=None, query: str = "keywords",
-                   variant_weight: float = 0.25) -> list[Term]:
+def weighted_terms(
+    record: dict, *, sources=None, query: str = "keywords", variant_weight: float = 0.25
+) -> list[Term]:
     """The weighted terms of one question record (see the module docstring)."""
     keywords = record.get("keywords") or []
     if sources is not None:
@@ -79,8 +80,10 @@ def filter_clauses(record: dict, store, conn, *, toc_cutoff: float = 85) -> Clau
     out = Clauses()
 
     def apply(name: str, fragment, params: list) -> bool:
-        probe = store.sql("SELECT EXISTS (SELECT 1 FROM {schema}.chunks c WHERE TRUE {more})",
-                          more=out.sql() + sql.SQL(" AND ") + fragment)
+        probe = store.sql(
+            "SELECT EXISTS (SELECT 1 FROM {schema}.chunks c WHERE TRUE {more})",
+            more=out.sql() + sql.SQL(" AND ") + fragment,
+        )
         if conn.execute(probe, out.params + params).fetchone()[0]:
             out.parts.append(fragment)
             out.params.extend(params)
@@ -93,24 +96,36 @@ def filter_clauses(record: dict, store, conn, *, toc_cutoff: float = 85) -> Clau
         if not store.facts(conn)["has_pages"]:
             out.notes.append("pages_hint: the index has no page numbers; filter dropped")
         else:
-            on = sql.SQL("EXISTS (SELECT 1 FROM unnest(%s::bigint[]) p "
-                         "WHERE c.page_start <= p AND p <= c.page_end)")
+            on = sql.SQL(
+                "EXISTS (SELECT 1 FROM unnest(%s::bigint[]) p "
+                "WHERE c.page_start <= p AND p <= c.page_end)"
+            )
             if apply("pages_hint", on, [pages]):
                 out.pinned = (on, [pages])
-    sections = [s for s in [record.get("toc_section_hint"), *(record.get("scope_sections") or [])]
-                if s]
+    sections = [
+        s for s in [record.get("toc_section_hint"), *(record.get("scope_sections") or [])] if s
+    ]
     if sections:
         crumbs = _matching_breadcrumbs(store.facts(conn)["breadcrumbs"], sections, toc_cutoff)
         apply("toc_section_hint", sql.SQL("c.breadcrumb = ANY(%s)"), [crumbs])
     layout = record.get("layout_hint")
     if layout in ("table", "image"):
-        apply(f"layout_hint={layout}",
-              sql.SQL("c.has_table" if layout == "table" else "c.has_image"), [])
+        apply(
+            f"layout_hint={layout}",
+            sql.SQL("c.has_table" if layout == "table" else "c.has_image"),
+            [],
+        )
     scope = _scope(record, _dates_documents(record))
     if scope is not None:
         fragment, params = scope
-        apply("scope", store.sql("c.doc_id IN (SELECT d.doc_id FROM {schema}.documents d "
-                                 "WHERE {cond})", cond=fragment), params)
+        apply(
+            "scope",
+            store.sql(
+                "c.doc_id IN (SELECT d.doc_id FROM {schema}.documents d WHERE {cond})",
+                cond=fragment,
+            ),
+            params,
+        )
     return out
 
 
@@ -118,19 +133,31 @@ def _matching_breadcrumbs(crumbs: list[str], hints: list[str], cutoff: float) ->
     from rapidfuzz import fuzz
 
     hints = [h.lower() for h in hints]
-    return [crumb for crumb in crumbs if any(
-        fuzz.partial_ratio(h, p.lower()) >= cutoff
-        for h in hints for p in crumb.split(" > ")[1:] or [crumb])]
+    return [
+        crumb
+        for crumb in crumbs
+        if any(
+            fuzz.partial_ratio(h, p.lower()) >= cutoff
+            for h in hints
+            for p in crumb.split(" > ")[1:] or [crumb]
+        )
+    ]
 
 
 def _scope(record: dict, dates_documents: bool) -> tuple[Any, list] | None:
     from psycopg import sql
 
-    start, end = (record.get("scope_date_from"), record.get("scope_date_to")) \
-        if dates_documents else (None, None)
+    start, end = (
+        (record.get("scope_date_from"), record.get("scope_date_to"))
+        if dates_documents
+        else (None, None)
+    )
     parties = [p.lower() for p in record.get("scope_parties") or []]
-    places = [j.lower().removeprefix("country_") for j in record.get("scope_jurisdictions") or []
-              if j.lower().startswith("country_") or (len(j) <= 3 and j.isupper())]
+    places = [
+        j.lower().removeprefix("country_")
+        for j in record.get("scope_jurisdictions") or []
+        if j.lower().startswith("country_") or (len(j) <= 3 and j.isupper())
+    ]
     if not (start or end or parties or places):
         return None
     parts, params = [], []
@@ -141,12 +168,20 @@ def _scope(record: dict, dates_documents: bool) -> tuple[Any, list] | None:
         parts.append(sql.SQL("(d.date IS NULL OR d.date <= %s)"))
         params.append(end)
     if parties:
-        parts.append(sql.SQL("(coalesce(cardinality(d.parties), 0) = 0 OR EXISTS (SELECT 1 "
-                             "FROM unnest(d.parties) q, unnest(%s::text[]) p "
-                             "WHERE strpos(lower(q), p) > 0))"))
+        parts.append(
+            sql.SQL(
+                "(coalesce(cardinality(d.parties), 0) = 0 OR EXISTS (SELECT 1 "
+                "FROM unnest(d.parties) q, unnest(%s::text[]) p "
+                "WHERE strpos(lower(q), p) > 0))"
+            )
+        )
         params.append(parties)
     if places:
-        parts.append(sql.SQL("(coalesce(cardinality(d.jurisdiction), 0) = 0 OR EXISTS (SELECT 1 "
-                             "FROM unnest(d.jurisdiction) j WHERE lower(j) = ANY(%s)))"))
+        parts.append(
+            sql.SQL(
+                "(coalesce(cardinality(d.jurisdiction), 0) = 0 OR EXISTS (SELECT 1 "
+                "FROM unnest(d.jurisdiction) j WHERE lower(j) = ANY(%s)))"
+            )
+        )
         params.append(places)
     return sql.SQL(" AND ").join(parts), params
