@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                         pass
 
     def values():
-        for answer_type, patterns in sets.items():
+        for patterns in sets.values():
             for text in texts:
                 scan(patterns, text, language="en", timeout=timeout, sats=sats)
 

@@ -114,7 +114,7 @@ def insurance(show: int) -> None:
     )
     rate = {h: sum(bool(reasons[i]) for i in idx) / len(idx) for h, idx in halves.items()}
     print(f"  {'false positive: suggested':<30}" + "".join(f"{rate[h]:>26.2%}" for h in HALVES))
-    for reason, count in Counter(r for r in reasons if r).most_common():
+    for reason, _count in Counter(r for r in reasons if r).most_common():
         share = {h: sum(reasons[i] == reason for i in idx) / len(idx) for h, idx in halves.items()}
         print(f"    {reason:<28}" + "".join(f"{share[h]:>26.2%}" for h in HALVES))
     _examples(questions, reasons, [False] * len(questions), show)

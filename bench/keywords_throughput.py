@@ -164,7 +164,8 @@ def main() -> None:
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(
             f"{r['dictionary']:>10} {r['keywords']:>9,} {r['load_s']:>7.2f} {r['index_s']:>8.2f} "
-            f"{r['peak_mb']:>8.0f} {r['typo_on']:>7,.0f} {r['typo_off']:>11,.0f} {r['full']:>10,.0f} "
+            f"{r['peak_mb']:>8.0f} {r['typo_on']:>7,.0f} {r['typo_off']:>11,.0f} "
+            f"{r['full']:>10,.0f} "
             f"{r['bare']:>12,.0f} {r['bare'] / r['typo_on']:>9.1f}"
         )
 

@@ -1,6 +1,7 @@
 """Recall@k (5, 10, 50), MRR and nDCG@10 of each retrieval configuration on public sets.
 
-    python bench/retrieval_quality.py [--data ../shared/data] [--sets business_reports,financebench,licences]
+    python bench/retrieval_quality.py [--data ../shared/data] \
+        [--sets business_reports,financebench,licences]
     python bench/retrieval_quality.py --sets licences --halves        # tune / held-out rows too
     python bench/retrieval_quality.py --sets financebench --limit 40 \\
         --llm-base-url http://127.0.0.1:8080/v1 --llm-model smollm2     # + rewrites, HyDE

@@ -133,12 +133,12 @@ def served_memory(path: Path) -> float:
     import subprocess
 
     code = (
-        "import gc, sys; sys.path.insert(0, %r); from retrieval_throughput import rss_mb; "
+        f"import gc, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+        "from retrieval_throughput import rss_mb; "
         "from quaestio.retrieval import open_index, search; import bm25s, numba; "
         "from quaestio import parse_question; parse_question('warm up'); gc.collect(); "
-        "before = rss_mb(); i = open_index(%r); "
+        f"before = rss_mb(); i = open_index({str(path)!r}); "
         "search(i, 'banking growth', backend='bm25'); print(rss_mb() - before)"
-        % (str(Path(__file__).parent), str(path))
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     return float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else float("nan")

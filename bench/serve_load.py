@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> None:
         )
         print(
             f"  inside the server (Server-Timing app − work): p50 "
-            f"{percentile(inside, 0.5) * 1000:.2f} ms  p99 {percentile(inside, 0.99) * 1000:.2f} ms"
+            f"{percentile(inside, 0.5) * 1000:.2f} ms  "
+            f"p99 {percentile(inside, 0.99) * 1000:.2f} ms"
         )
         for level in [int(x) for x in args.levels.split(",")]:
             lat, elapsed = asyncio.run(http_level(server.url, args.n, level))

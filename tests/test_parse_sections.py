@@ -94,15 +94,16 @@ def test_a_named_section_beats_the_concept_default():
             ["Is there a waiting period?", "How long is the waiting period?"],
         ),
         (
-            "Le contrat contient-il une clause de non-concurrence et, si oui, pour combien de temps ?",
+            "Le contrat contient-il une clause de non-concurrence et, si oui, "
+            "pour combien de temps ?",
             [
                 "Le contrat contient-il une clause de non-concurrence ?",
                 "Pour combien de temps (une clause de non-concurrence) ?",
             ],
         ),
         (
-            "¿El contrato incluye una cláusula de no competencia y, en caso afirmativo, por cuánto "
-            "tiempo?",
+            "¿El contrato incluye una cláusula de no competencia y, en caso afirmativo, "
+            "por cuánto tiempo?",
             [
                 "¿El contrato incluye una cláusula de no competencia?",
                 "¿Por cuánto tiempo (una cláusula de no competencia)?",

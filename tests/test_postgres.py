@@ -138,7 +138,9 @@ def test_failed_ingest_leaves_the_previous_state(server, folder_index):
             1, "doc_id", pa.array(ids[:-1] + [None], pa.string())
         )
         broken = type(folder_index)(folder_index.documents, bad, folder_index.manifest)
-        with pytest.raises(Exception):
+        import psycopg
+
+        with pytest.raises(psycopg.errors.NotNullViolation):
             s.ingest(broken)
         assert s.manifest["chunks"] == before and len(s.history()) == 1
     finally:

@@ -83,7 +83,8 @@ def test_numbered_clauses_nest_and_a_stray_number_or_a_reference_stays_text():
             ["I. SCOPE", "II. PAYMENT"],
         ),
         (
-            "Schedule 1\n\nPrices.\n\nSection 4. Liability\n\nCapped.\n\nClause 7 Notices\n\nBy mail.\n",
+            "Schedule 1\n\nPrices.\n\nSection 4. Liability\n\nCapped.\n\n"
+            "Clause 7 Notices\n\nBy mail.\n",
             ["Schedule 1", "Section 4. Liability", "Clause 7 Notices"],
         ),
     ],

@@ -58,12 +58,14 @@ def test_every_bad_row_is_reported_at_once_and_nothing_loads(sat_folder):
         + "\n".join(
             [
                 "premium,en,premium,primary,1.0,fuzzy,validated,expert,a,2026-01-01",
-                "premium,en,premium,primary,1.0,fuzzy,validated,expert,a,2026-01-01",  # duplicate key
+                # a duplicate key
+                "premium,en,premium,primary,1.0,fuzzy,validated,expert,a,2026-01-01",
                 "nope,en,thing,primary,1.0,fuzzy,validated,expert,a,2026-01-01",  # unknown concept
                 "premium,en,cost,tertiary,1.0,fuzzy,validated,expert,a,2026-01-01",  # bad enum
                 "premium,en,price,primary,1.5,fuzzy,validated,expert,a,2026-01-01",  # weight > 1
                 "premium,en,fee,primary,0,fuzzy,validated,expert,a,2026-01-01",  # weight 0
-                "premium,english,charge,primary,1,fuzzy,validated,expert,a,2026-13-01",  # lang + date
+                # a bad language and a bad date
+                "premium,english,charge,primary,1,fuzzy,validated,expert,a,2026-13-01",
             ]
         )
         + "\n"

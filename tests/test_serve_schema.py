@@ -41,12 +41,14 @@ def test_no_generated_request_gets_a_server_error(live):
             max_examples=8, deadline=None, database=None, suppress_health_check=list(HealthCheck)
         )
         def run(case):
+            # run() is called in this iteration, so it sees this iteration's operation.
+            label = operation.label  # noqa: B023
             response = case.call(base_url=live.url, timeout=30)
-            calls.append(operation.label)
+            calls.append(label)
             if response.status_code >= 500:
                 failures.append(
                     (
-                        operation.label,
+                        label,
                         response.status_code,
                         response.text[:200],
                         case.as_curl_command(),

@@ -17,11 +17,11 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install 'quaestio[test]')"
 )
 
-from workbench_support import (
+from workbench_support import (  # noqa: E402
     QUESTIONS,
     Server,
     candidate,
-    header_user,  # noqa: E402
+    header_user,
     make_folder,
 )
 

@@ -106,7 +106,8 @@ def numbered(draft: Draft, family: str, single_group: str) -> Numbers:
 
 
 def expand(numbers: Numbers, limit: int) -> list[int]:
-    """Sorted, de-duplicated numbers; a range is listed only while the list stays within `limit`."""
+    """Sorted, de-duplicated numbers; a range is listed only while the list stays within
+    `limit`."""
     values = set(numbers.singles)
     for low, high in sorted(numbers.ranges, key=lambda r: r[1] - r[0]):
         if len(values) + high - low + 1 <= limit:

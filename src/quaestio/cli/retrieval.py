@@ -133,13 +133,11 @@ def _update(docs, output, model, no_embeddings, no_parent_child, sentence_window
 
     index = open_index(output)
     ctx = click.get_current_context()
-    explicit = lambda name: (
-        ctx.get_parameter_source(name)
-        not in (  # noqa: E731
-            click.core.ParameterSource.DEFAULT,
-            None,
-        )
-    )
+
+    def explicit(name: str) -> bool:
+        source = ctx.get_parameter_source(name)
+        return source not in (click.core.ParameterSource.DEFAULT, None)
+
     options = index.manifest["chunk_options"]
     differs = []
     if explicit("model") and resolve(model).name != index.embedding_model:

@@ -48,7 +48,9 @@ def serve_command(
         from ..serve import ServeConfig, run
         from ..serve.auth import KeyRing
     except ImportError as exc:
-        raise click.ClickException(f"{exc}. Install it with: pip install 'quaestio[serve]'")
+        raise click.ClickException(
+            f"{exc}. Install it with: pip install 'quaestio[serve]'"
+        ) from exc
     from ..errors import QuaestioError
 
     try:
@@ -63,7 +65,7 @@ def serve_command(
             rate_per_minute=rate_per_minute,
         )
     except QuaestioError as exc:
-        raise click.ClickException(str(exc))
+        raise click.ClickException(str(exc)) from exc
     run(config, host=host, port=port, workers=workers)
 
 

@@ -72,7 +72,7 @@ def workbench(
         raise click.ClickException(
             f"the workbench needs the serve extra ({exc.name} is "
             f"missing). Install it with: pip install 'quaestio[serve]'"
-        )
+        ) from exc
     from ..errors import QuaestioError
 
     try:

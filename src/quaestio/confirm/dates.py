@@ -25,8 +25,11 @@ from .validators import Reject, date_exists
 _ORDINALS = {
     w: i + 1
     for i, w in enumerate(
-        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split()
+        (
+            "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+            "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+            "twentieth"
+        ).split()
     )
 } | {
     "primero": 1,

@@ -1,11 +1,11 @@
 """Value parsers: a match of an `answer_type_patterns` row → a typed value.
 
 The parser is the `value_parser` of the answer type's `answer_types` row. It reads the named
-groups of the row's pattern (`num`, `mult`, `cur`, `cents`; `day`, `month`, `year` or `a`, `b`, `year`;
-`n`, `unit`; `bp`) and raises `Reject` when the text only looks like a value (a phone number
-with 5 digits, an IBAN whose checksum or country layout fails under the `iban_mod97`
-validator, 31 February under `date_exists`). A value it cannot compute (a relative date, "a few days") is kept,
-with value None: the text is still evidence of the type.
+groups of the row's pattern (`num`, `mult`, `cur`, `cents`; `day`, `month`, `year` or `a`, `b`,
+`year`; `n`, `unit`; `bp`) and raises `Reject` when the text only looks like a value (a phone
+number with 5 digits, an IBAN whose checksum or country layout fails under the `iban_mod97`
+validator, 31 February under `date_exists`). A value it cannot compute (a relative date, "a few
+days") is kept, with value None: the text is still evidence of the type.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ class LLMClient:
             from openai import OpenAI
 
             self._sync = OpenAI(**self._kwargs())
-            self._sync.chat.completions  # the SDK imports it lazily: not in the first latency
+            _ = self._sync.chat.completions  # the SDK imports it lazily: not in the first latency
         started = time.perf_counter()
         conversation = self._conversation(messages, model, schema, name)
         try:
@@ -90,7 +90,7 @@ class LLMClient:
         from openai import AsyncOpenAI
 
         session = AsyncOpenAI(**self._kwargs())
-        session.chat.completions  # imported lazily by the SDK: not in the first latency
+        _ = session.chat.completions  # imported lazily by the SDK: not in the first latency
         return session
 
     async def acomplete(

@@ -101,7 +101,7 @@ def candidates(draft: Draft, limit: int) -> list[str]:
         found += [c for c in amb.candidates if c not in found]
     by_token = draft.sats.cached("llm_token_concepts", _token_concepts)
     stop = stopwords_for(draft.sats, draft.language)
-    for i, token in enumerate(draft.tokens):
+    for i in range(len(draft.tokens)):
         word = draft.folded(i)
         if len(word) > 3 and word not in stop:
             found += [c for c in by_token.get(word, ()) if c not in found]

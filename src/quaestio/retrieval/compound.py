@@ -110,7 +110,7 @@ class Compound:
         return fuse(lists, subs, k)
 
     def sequential(self, record: dict, subs: list[str], k: int) -> list[Hit]:
-        first, *_ = parsed = self.parse(record, subs)
+        first = self.parse(record, subs)[0]
         lists, labels = [self.search_one(first, k, self.funnel)], [subs[0]]
         value = self.confirmed_value(first, lists[0])
         for question in subs[1:]:

@@ -112,7 +112,7 @@ def dispatch(
                 retriever,
                 funnel,
                 satellites,
-                lambda r, n, f: _hits(index, retriever, r, n, f),
+                lambda r, n, f, retriever=retriever: _hits(index, retriever, r, n, f),
             )
             hits = compound.run(record, kk)
             hits = with_siblings(

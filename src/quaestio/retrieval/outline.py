@@ -37,7 +37,8 @@ _KEYWORD = regex.compile(
     regex.I,
 )
 _NUMBERED = regex.compile(
-    r"^[ \t]{0,8}(?P<num>\d{1,3}(?:\.\d{1,3})*)(?P<dot>[.)])?[ \t]+(?P<rest>[\"“'(A-Z\p{Lu}][^\n]*)$"
+    r"^[ \t]{0,8}(?P<num>\d{1,3}(?:\.\d{1,3})*)(?P<dot>[.)])?[ \t]+"
+    r"(?P<rest>[\"“'(A-Z\p{Lu}][^\n]*)$"
 )
 _ROMAN = regex.compile(r"^[ \t]{0,8}(?P<num>[IVXLC]{1,7})[.)][ \t]+(?P<rest>\p{Lu}[^\n]*)$")
 _SEPARATOR = regex.compile(r"^[ \t]*[.:)\-–—][ \t]*")

@@ -110,12 +110,12 @@ def write_index(index: Any, target: Path) -> None:
                 )
             vocab = json.dumps(bm25.vocab, ensure_ascii=False).encode()
             files[f"bm25.{g}.vocab.json"] = _write(
-                tmp, f"bm25.{g}.vocab.json", lambda f: f.write(vocab)
+                tmp, f"bm25.{g}.vocab.json", lambda f, vocab=vocab: f.write(vocab)
             )
             if index.embedding_model:
                 vectors = np.ascontiguousarray(index.base("dense", g).vectors, dtype=np.float32)
                 files[f"dense.{g}.npy"] = _write(
-                    tmp, f"dense.{g}.npy", lambda f: np.save(f, vectors)
+                    tmp, f"dense.{g}.npy", lambda f, v=vectors: np.save(f, v)
                 )
         manifest = dict(
             index.manifest,

@@ -214,7 +214,7 @@ SPECS: dict[str, TableSpec] = {
                 Column("pattern", "regex", required=True, regex_flags=regex.IGNORECASE),
                 Column("validator", "enum", choices=VALIDATORS),
                 Column("description"),
-                # A fragment is only used inside other rows, as <pattern_id>; it is never scanned alone.
+                # A fragment is only used inside other rows, as <pattern_id>; never scanned alone.
                 Column("role", "enum", choices=("match", "fragment"), default="match"),
             ),
             (ForeignKey("answer_type", "answer_types", "answer_type"),),

@@ -16,7 +16,7 @@ def _flat_row():
     for name, info in ParsedQuestion.model_fields.items():
         family = FAMILIES.get(name)
         for n, f in family.model_fields.items() if family else [(name, info)]:
-            fields[n] = (Optional[f.annotation], None)
+            fields[n] = (Optional[f.annotation], None)  # noqa: UP045 (a runtime type, not a hint)
     return create_model("QuestionRow", __config__=ConfigDict(extra="allow"), **fields)
 
 

@@ -29,7 +29,7 @@ async def _body(request: Request) -> dict[str, Any]:
     try:
         data = await request.json()
     except ValueError:
-        raise HTTPException(400, "the body is not valid JSON")
+        raise HTTPException(400, "the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise HTTPException(400, "the body must be a JSON object")
     return data
@@ -61,7 +61,9 @@ _NOT_LOADED = {
             "row": None,
             "column": None,
             "value": None,
-            "reason": "the folder does not load as it is: fix the rows listed on the home page first",
+            "reason": (
+                "the folder does not load as it is: fix the rows listed on the home page first"
+            ),
         }
     ],
     "conflicts": [],

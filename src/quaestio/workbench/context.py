@@ -21,7 +21,8 @@ from .store import LOG_DIR, Store
 
 Authorize = Callable[[Request, str], str]
 # The roles asked of `authorize`: pages and previews, and anything that writes.
-# The role names of `quaestio serve` keys (serve.auth.ROLES): pages need a reader, changes an analyst.
+# The role names of `quaestio serve` keys (serve.auth.ROLES): pages need a reader, changes an
+# analyst.
 VIEWER, ANALYST = "reader", "analyst"
 CANDIDATES_FILE = "candidates.csv"
 

@@ -176,7 +176,9 @@ def router(wb: Workbench) -> APIRouter:
         try:
             wanted = json.loads(key)
         except ValueError:
-            raise HTTPException(400, "key must be a JSON object of the table's key columns")
+            raise HTTPException(
+                400, "key must be a JSON object of the table's key columns"
+            ) from None
         found = snap.find(table, wanted) if isinstance(wanted, dict) else None
         if found is None:
             raise HTTPException(404, f"no {table} row with key {key_text(table, wanted)}")

@@ -56,7 +56,7 @@ def apply(
             },
         )
         files = {t: [result.files.get(tf.name, tf) for tf in fs] for t, fs in snap.files.items()}
-        for name, tf in result.files.items():
+        for tf in result.files.values():
             if tf not in files[tf.table]:
                 files[tf.table].append(tf)
         store.replace(Snapshot(snap.folder, files, result.sats, [], ()))

@@ -78,7 +78,8 @@ def check(
         mine = (
             frame.filter(
                 pl.struct("_source", "_row").map_elements(
-                    lambda s: (s["_source"], s["_row"]) in rows, return_dtype=pl.Boolean
+                    lambda s, rows=rows: (s["_source"], s["_row"]) in rows,
+                    return_dtype=pl.Boolean,
                 )
             )
             if rows

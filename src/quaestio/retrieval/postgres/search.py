@@ -198,17 +198,18 @@ def _lexical(
     if not weight:
         return []
     keys = list(weight)
-    df = dict(
-        ((c, l), n)
-        for c, l, n in conn.execute(
+    df = {
+        (cfg, lexeme): n
+        for cfg, lexeme, n in conn.execute(
             index.sql(
-                "SELECT t.config::text, t.lexeme, t.ndoc FROM {schema}.terms t JOIN unnest(%s::text[], "
-                "%s::text[]) u(cfg, lexeme) ON t.config = u.cfg::regconfig AND t.lexeme = u.lexeme "
+                "SELECT t.config::text, t.lexeme, t.ndoc FROM {schema}.terms t "
+                "JOIN unnest(%s::text[], %s::text[]) u(cfg, lexeme) "
+                "ON t.config = u.cfg::regconfig AND t.lexeme = u.lexeme "
                 "WHERE t.granularity = %s"
             ),
-            [[c for c, _ in keys], [l for _, l in keys], granularity],
+            [[c for c, _ in keys], [lexeme for _, lexeme in keys], granularity],
         )
-    )
+    }
     n = stats["n"]
     idf = {key: math.log(1 + (n - df[key] + 0.5) / (df[key] + 0.5)) for key in keys if key in df}
     # (configuration, tsquery, weight, label): one per lexeme, then one per phrase.
@@ -219,7 +220,7 @@ def _lexical(
     ]
     phrases = [(i, t) for i, t in enumerate(terms) if t.phrase]
     if phrases and phrase_weight:
-        for (i, cfg, text), phrase in zip(
+        for (i, cfg, _text), phrase in zip(
             [(i, cfg, t.text) for i, t in phrases for cfg in configs],
             conn.execute(
                 "SELECT phraseto_tsquery(k.cfg, k.text)::text FROM "
@@ -392,7 +393,8 @@ def _materialise(index, conn, records: list[dict], hits: list[list[Hit]]) -> pa.
         for r in conn.execute(
             index.sql(
                 "SELECT row_no, chunk_id, doc_id, breadcrumb, chunk_type, page_start, page_end, "
-                "part_index, part_count, generation_text FROM {schema}.chunks WHERE row_no = ANY(%s)"
+                "part_index, part_count, generation_text FROM {schema}.chunks "
+                "WHERE row_no = ANY(%s)"
             ),
             [list({h.row for h in flat})],
         )

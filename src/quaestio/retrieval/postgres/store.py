@@ -137,8 +137,8 @@ class PostgresIndex:
                 r[0]
                 for r in conn.execute(
                     self.sql(
-                        "SELECT DISTINCT breadcrumb FROM {schema}.chunks WHERE breadcrumb IS NOT NULL "
-                        "ORDER BY 1"
+                        "SELECT DISTINCT breadcrumb FROM {schema}.chunks "
+                        "WHERE breadcrumb IS NOT NULL ORDER BY 1"
                     )
                 )
             ]
