@@ -51,7 +51,10 @@ CASES = [
     ("¿Cuál fue la variación de las ventas en 2023 en porcentaje?", "single", "percentage"),
     # English
     ("What is the annual premium?", "single", "amount"),
-    ("List the annual premiums by year", "table", "amount"),
+    ("List the annual premiums by year", "listing", "amount"),
+    ("List the annual premiums by year and by country", "table", "amount"),
+    ("Show the premiums per region and per quarter", "table", "amount"),
+    ("Compare the premiums by year", "table", "amount"),
     ("List the exclusions", "listing", "text"),
     ("How much does the policy cost?", "single", "amount"),
     ("How much does the parcel weigh?", "single", "number"),
@@ -81,7 +84,9 @@ CASES = [
     ("Hello there", "single", "text"),
     # French
     ("Quel est le montant de la prime annuelle ?", "single", "amount"),
-    ("Listez les primes annuelles par année", "table", "amount"),
+    ("Listez les primes annuelles par année", "listing", "amount"),
+    ("Listez les primes annuelles par année et par pays", "table", "amount"),
+    ("Comparez les primes par année", "table", "amount"),
     ("Combien coûte le contrat ?", "single", "amount"),
     ("Combien pèse le colis ?", "single", "number"),
     ("Combien de sinistres ont été déclarés en 2023 ?", "single", "number"),
@@ -105,7 +110,9 @@ CASES = [
     ("Quelles sont les étapes pour déclarer un sinistre ?", "tree", "text"),
     # Spanish
     ("¿Cuál es el importe de la prima anual?", "single", "amount"),
-    ("Enumere las primas anuales por año", "table", "amount"),
+    ("Enumere las primas anuales por año", "listing", "amount"),
+    ("Enumerar las primas anuales por año y por país", "table", "amount"),
+    ("Compare las primas por año", "table", "amount"),
     ("Enumere las exclusiones", "listing", "text"),
     ("¿Cuánto cuesta el seguro?", "single", "amount"),
     ("¿Cuánto pesa el paquete?", "single", "number"),

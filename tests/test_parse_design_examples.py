@@ -29,8 +29,8 @@ def test_single_amount(question):
 )
 def test_listing_amount(question):
     row = _row(question)
-    # A list of values per year is also read as a table (the shape rows say so in English).
-    assert row.answer_shape.value in ("listing", "table")
+    # One value per year is a listing (DESIGN §7); a second dimension makes it a table.
+    assert row.answer_shape.value == "listing"
     assert row.answer_type == "amount"
 
 
