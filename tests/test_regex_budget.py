@@ -60,3 +60,26 @@ def test_a_slow_row_costs_the_question_budget_once_not_a_limit_per_list_marker()
     assert len(timeouts) <= defaults.regex_budget_ms // defaults.regex_timeout_ms + 1
     assert any(w.startswith("W104") for w in warnings)
     assert row.keywords_by_source("explicit")[:2] == ["alpha", "beta"]
+
+
+def test_compiling_a_rule_on_first_use_does_not_spend_the_question_budget(monkeypatch):
+    # Rules compile on their first use (satellites.facts.LazyPattern). Make each compile cost
+    # 30 ms of CPU: a fresh table set compiles far more than the 500 ms budget's worth of
+    # rules for its first question, and that must not skip any rule (W104).
+    import time
+
+    from quaestio.satellites import facts
+
+    real = facts.compiled
+
+    def slow(pattern, flags=0):
+        end = time.thread_time() + 0.03
+        while time.thread_time() < end:
+            pass
+        return real(pattern, flags)
+
+    monkeypatch.setattr(facts, "compiled", slow)
+    sats = load_satellites(extra=cue(r"\bnever_in_a_question\b"))  # a fresh table set
+    row = parse_question("What is the website of the insurer, as listed on page 3?", sats)
+    assert not [w for w in row.provenance.warnings if w.startswith("W104")]
+    assert row.answer_type == "url"
