@@ -11,7 +11,6 @@ the language word list that ships in the `pyspellchecker` package, when that is 
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
 
 import regex
 from rapidfuzz.distance import OSA
@@ -22,6 +21,9 @@ from .dictionary import dictionary_index
 from .draft import Draft
 from .language import _stopword_index, stopwords_for
 from .text import fold, tokenize
+from .wordlist import Vocabulary, language_vocabulary
+
+__all__ = ["correct_spelling", "deletion_index", "language_vocabulary"]
 
 # Longer tokens are not words anyone misspells; their edit sets would cost quadratic time.
 _LONGEST_WORD = 40
@@ -46,24 +48,6 @@ def deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
     return sats.cached("deletion_index", _deletion_index)
 
 
-@lru_cache(maxsize=8)
-def language_vocabulary(language: str) -> dict[str, tuple[int, str]]:
-    """Folded word → (frequency, surface with accents), from the word list that the
-    pyspellchecker package ships; empty for a language it does not have."""
-    from spellchecker import SpellChecker
-
-    try:
-        frequencies = SpellChecker(language=language, distance=1).word_frequency.dictionary
-    except ValueError:
-        return {}
-    vocab: dict[str, tuple[int, str]] = {}
-    for word, count in frequencies.items():
-        key = fold(word)
-        if count > vocab.get(key, (0, ""))[0]:
-            vocab[key] = (count, word)
-    return vocab
-
-
 def correct_spelling(draft: Draft) -> None:
     """Correct unknown words of the question towards its own language.
 
@@ -82,7 +66,6 @@ def correct_spelling(draft: Draft) -> None:
     own = draft.sats.cached("language_tokens", _language_tokens)
     own = own.get(language, frozenset()) | own.get("*", frozenset())
     own_stop = stopwords_for(draft.sats, language)
-    vocab = language_vocabulary(language)
     deletes = None
     quoted: list[tuple[int, int]] | None = None
     shouting = not any(c.islower() for c in draft.original)
@@ -93,7 +76,7 @@ def correct_spelling(draft: Draft) -> None:
             or not tok.is_word
             or word in own
             or word in own_stop
-            or word in vocab
+            or word in language_vocabulary(language)  # loaded for the first unknown word
             or draft.is_protected(tok)
             or (tok.text.isupper() and not shouting)
         ):
@@ -111,7 +94,10 @@ def correct_spelling(draft: Draft) -> None:
         fix = _from_dictionary(word, deletes, index.token_counts, d.fuzzy_long_length, own)
         surface, vocabulary = (index.fuzzy_tokens[fix], "dictionary") if fix else (None, "")
         if surface is None and d.spelling_language_vocabulary and not elsewhere:
-            surface, vocabulary = _from_language(word, vocab, d.fuzzy_long_length), "language"
+            surface, vocabulary = (
+                _from_language(word, language_vocabulary(language), d.fuzzy_long_length),
+                "language",
+            )
         # A capitalized word inside a sentence is most likely a name ("Acme" is not "acne"),
         # unless the word it is close to is itself a name ("Germanyy").
         if surface is None or (name and surface[:1].islower()):
@@ -193,7 +179,7 @@ def _from_dictionary(
     return min(scored)[2] if scored else None
 
 
-def _from_language(word: str, vocab: dict[str, tuple[int, str]], long_length: int) -> str | None:
+def _from_language(word: str, vocab: Vocabulary, long_length: int) -> str | None:
     if len(word) < 5:
         return None  # short unknown words are more often codes or names than typos
     candidates = sorted((vocab[c] for c in _edits1(word) if c in vocab), reverse=True)
