@@ -33,19 +33,30 @@ def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
-def _deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
+def _deletion_index(sats: Satellites, language: str | None) -> dict[str, tuple[str, ...]]:
     min_len = sats.defaults.fuzzy_min_length
+    own = None if language is None else own_tokens(sats, language)
     index: dict[str, list[str]] = defaultdict(list)
     for word in dictionary_index(sats).fuzzy_tokens:
-        if len(word) >= min_len:
+        if len(word) >= min_len and (own is None or word in own):
             for key in _deletes(word) | {word}:
                 index[key].append(word)
     return {k: tuple(v) for k, v in index.items()}
 
 
-def deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
-    """Single-deletion variants of the dictionary's fuzzy words → those words, built once."""
-    return sats.cached("deletion_index", _deletion_index)
+def deletion_index(sats: Satellites, language: str | None = None) -> dict[str, tuple[str, ...]]:
+    """Single-deletion variants of the dictionary's fuzzy words → those words, built once
+    per language: only words of the question's language (`own_tokens`) can be a correction,
+    so an English question never pays for the French and Spanish words; None: all words."""
+    by_language = sats.cached("deletion_index", lambda s: {})
+    if language not in by_language:
+        by_language[language] = _deletion_index(sats, language)
+    return by_language[language]
+
+
+def own_tokens(sats: Satellites, language: str) -> frozenset[str]:
+    """Folded words of the dictionary rows of `language` and of `*` rows."""
+    return _language_tokens(sats, language) | _language_tokens(sats, "*")
 
 
 def correct_spelling(draft: Draft) -> None:
@@ -63,8 +74,7 @@ def correct_spelling(draft: Draft) -> None:
     index = dictionary_index(draft.sats)
     stop = draft.sats.cached("stopword_index", _stopword_index)
     language = draft.language or d.default_language
-    own = draft.sats.cached("language_tokens", _language_tokens)
-    own = own.get(language, frozenset()) | own.get("*", frozenset())
+    own = own_tokens(draft.sats, language)
     own_stop = stopwords_for(draft.sats, language)
     deletes = None
     quoted: list[tuple[int, int]] | None = None
@@ -89,7 +99,7 @@ def correct_spelling(draft: Draft) -> None:
             continue
         elsewhere = word in index.token_counts or word in stop  # known in another language
         if deletes is None:
-            deletes = deletion_index(draft.sats)
+            deletes = deletion_index(draft.sats, language)
         name = _looks_like_a_name(draft, i)
         fix = _from_dictionary(word, deletes, index.token_counts, d.fuzzy_long_length, own)
         surface, vocabulary = (index.fuzzy_tokens[fix], "dictionary") if fix else (None, "")
@@ -145,12 +155,16 @@ def _technical_tokens(sats: Satellites) -> frozenset[str]:
     )
 
 
-def _language_tokens(sats: Satellites) -> dict[str, frozenset[str]]:
-    out: dict[str, set[str]] = defaultdict(set)
-    for e in dictionary_index(sats).entries:
-        out[e.language].update(fold(m) for m in e.keyword.split())
-        out[e.language].update(t.folded for t in tokenize(e.keyword))
-    return {k: frozenset(v) for k, v in out.items()}
+def _language_tokens(sats: Satellites, language: str) -> frozenset[str]:
+    by_language = sats.cached("language_tokens", lambda s: {})
+    if language not in by_language:  # built for the languages questions come in
+        words: set[str] = set()
+        for e in dictionary_index(sats).entries:
+            if e.language == language:
+                words.update(fold(m) for m in e.keyword.split())
+                words.update(t.folded for t in tokenize(e.keyword))
+        by_language[language] = frozenset(words)
+    return by_language[language]
 
 
 def _same_case(typed: str, surface: str) -> str:
