@@ -1,6 +1,6 @@
 """Phrase embeddings cached on disk: one store per model, keyed by a hash of the phrase text.
 
-The store is a folder of segments (`embeddings/<model>/NNNN-<pid>-<rand>.qemb`). A run that
+The store is a folder of segments (`embeddings/<model>/<time>-<pid>-<rand>.qemb`). A run that
 meets new phrases appends one segment; when there are more than `MAX_SEGMENTS`, they are
 merged into one (compaction), so the folder stays small however many runs there were. A
 segment is one file: a header line (format, model, rows, dimension, blake2b digest of the
@@ -23,6 +23,7 @@ import os
 import re
 import secrets
 import tempfile
+import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -173,8 +174,8 @@ class EmbeddingStore:
             "digest": hashlib.blake2b(payload).hexdigest(),
         }
         self.folder.mkdir(parents=True, exist_ok=True)
-        number = len(self.segments())
-        name = f"{number:04d}-{os.getpid()}-{secrets.token_hex(4)}{_SUFFIX}"
+        # Named by time, so that name order is write order: a later vector of a phrase wins.
+        name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}{_SUFFIX}"
         fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as out:
