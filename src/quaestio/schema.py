@@ -12,19 +12,26 @@ import types as _pytypes
 import typing
 from collections.abc import Iterable
 from enum import Enum
-from typing import Any, Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
-import pyarrow as pa
 from pydantic import BaseModel
 
 from .errors import UnknownNameError
 from .types import ColumnFamily, ParsedQuestion
+
+if TYPE_CHECKING:  # pyarrow is imported where a table is made: one parsed question needs none
+    import pyarrow as pa
+
+    QUESTION_SCHEMA: pa.Schema  # see __getattr__
 
 Engine = Literal["pandas", "polars", "arrow"]
 ENGINES: tuple[str, ...] = typing.get_args(Engine)
 
 
 def _arrow_type(annotation: Any) -> pa.DataType:
+    import pyarrow as pa
+
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, _pytypes.UnionType):
         (inner,) = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -64,7 +71,11 @@ def _families() -> dict[str, type[ColumnFamily]]:
 FAMILIES: dict[str, type[ColumnFamily]] = _families()
 
 
-def _schema() -> pa.Schema:
+@cache
+def question_schema() -> pa.Schema:
+    """The Arrow schema of question_df (also `QUESTION_SCHEMA`), built on first use."""
+    import pyarrow as pa
+
     fields = []
     for name, info in ParsedQuestion.model_fields.items():
         if name in FAMILIES:
@@ -77,8 +88,11 @@ def _schema() -> pa.Schema:
     return pa.schema(fields)
 
 
-QUESTION_SCHEMA: pa.Schema = _schema()
-COLUMNS: tuple[str, ...] = tuple(QUESTION_SCHEMA.names)
+COLUMNS: tuple[str, ...] = tuple(
+    n
+    for name in ParsedQuestion.model_fields
+    for n in (FAMILIES[name].model_fields if name in FAMILIES else (name,))
+)
 # Columns added after question_df files were first written: filled with their (empty)
 # default when an older frame lacks them.
 ADDED_COLUMNS: tuple[str, ...] = ("excluded_concepts", "excluded_terms")
@@ -112,8 +126,16 @@ def from_record(record: dict[str, Any]) -> ParsedQuestion:
     return ParsedQuestion.model_validate(data)
 
 
+def __getattr__(name: str) -> Any:
+    if name == "QUESTION_SCHEMA":
+        return question_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def rows_to_table(rows: Iterable[ParsedQuestion]) -> pa.Table:
-    return pa.Table.from_pylist([to_record(r) for r in rows], schema=QUESTION_SCHEMA)
+    import pyarrow as pa
+
+    return pa.Table.from_pylist([to_record(r) for r in rows], schema=question_schema())
 
 
 def table_to_frame(table: pa.Table, engine: str = "pandas"):
@@ -133,6 +155,8 @@ def table_to_frame(table: pa.Table, engine: str = "pandas"):
 
 def frame_to_table(frame: Any) -> pa.Table:
     """Convert a question_df in any engine back to an Arrow table, checked against the schema."""
+    import pyarrow as pa
+
     if isinstance(frame, pa.Table):
         table = frame
     elif "polars" in sys.modules and isinstance(frame, sys.modules["polars"].DataFrame):
@@ -141,12 +165,12 @@ def frame_to_table(frame: Any) -> pa.Table:
         table = pa.Table.from_pandas(frame, preserve_index=False)
     for name in ADDED_COLUMNS:  # a question_df written before these columns existed
         if name not in table.column_names:
-            field = QUESTION_SCHEMA.field(name)
+            field = question_schema().field(name)
             table = table.append_column(field, pa.array([[]] * table.num_rows, field.type))
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
         raise ValueError(f"not a question_df: missing columns {missing}")
-    return table.select(list(COLUMNS)).cast(QUESTION_SCHEMA)
+    return table.select(list(COLUMNS)).cast(question_schema())
 
 
 def table_to_rows(table: pa.Table) -> list[ParsedQuestion]:

@@ -1,6 +1,9 @@
 """The parse steps: read satellites, write a question's row."""
 
-from .batch import parse_questions
+from __future__ import annotations
+
+from typing import Any
+
 from .decompose import has_compound_indicators
 from .pipeline import DEFAULT_STEPS, Step, check_question, parse_question, prepare
 
@@ -13,3 +16,12 @@ __all__ = [
     "parse_questions",
     "prepare",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The batch call (and pyarrow with it) loads on first use: one question needs neither.
+    if name == "parse_questions":
+        from .batch import parse_questions
+
+        return parse_questions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

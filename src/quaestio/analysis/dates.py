@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import regex
 
 from ..satellites import Satellites
-from ..satellites.schemas import compile_pattern
+from ..satellites.facts import LazyPattern
 from .draft import Draft
 from .hints import pick_matches
 from .rules import Rule, RuleSet, cue_rules, make_ruleset
@@ -107,7 +107,7 @@ def _date_rules(sats: Satellites) -> tuple[RuleSet, list[Rule]]:
             r.family,
             r.target,
             r.language,
-            compile_pattern(
+            LazyPattern(  # compiled when the literal gate lets it run: most never do
                 _PLACEHOLDER.sub(lambda _: alternation, r.pattern.pattern), regex.IGNORECASE
             ),
             r.weight,

@@ -76,8 +76,8 @@ def prepare(satellites: Satellites | None = None) -> Satellites:
 
     sats = satellites if satellites is not None else bundled_satellites()
     dictionary_index(sats)
-    deletion_index(sats)
     for language in sats.stopwords["language"].unique().sort():
+        deletion_index(sats, language)
         language_vocabulary(language)
         lemma_automaton(sats, language)
     parse_question("warm up the rules", sats)

@@ -11,7 +11,6 @@ the language word list that ships in the `pyspellchecker` package, when that is 
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
 
 import regex
 from rapidfuzz.distance import OSA
@@ -22,6 +21,9 @@ from .dictionary import dictionary_index
 from .draft import Draft
 from .language import _stopword_index, stopwords_for
 from .text import fold, tokenize
+from .wordlist import Vocabulary, language_vocabulary
+
+__all__ = ["correct_spelling", "deletion_index", "language_vocabulary"]
 
 # Longer tokens are not words anyone misspells; their edit sets would cost quadratic time.
 _LONGEST_WORD = 40
@@ -31,37 +33,30 @@ def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
-def _deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
+def _deletion_index(sats: Satellites, language: str | None) -> dict[str, tuple[str, ...]]:
     min_len = sats.defaults.fuzzy_min_length
+    own = None if language is None else own_tokens(sats, language)
     index: dict[str, list[str]] = defaultdict(list)
     for word in dictionary_index(sats).fuzzy_tokens:
-        if len(word) >= min_len:
+        if len(word) >= min_len and (own is None or word in own):
             for key in _deletes(word) | {word}:
                 index[key].append(word)
     return {k: tuple(v) for k, v in index.items()}
 
 
-def deletion_index(sats: Satellites) -> dict[str, tuple[str, ...]]:
-    """Single-deletion variants of the dictionary's fuzzy words → those words, built once."""
-    return sats.cached("deletion_index", _deletion_index)
+def deletion_index(sats: Satellites, language: str | None = None) -> dict[str, tuple[str, ...]]:
+    """Single-deletion variants of the dictionary's fuzzy words → those words, built once
+    per language: only words of the question's language (`own_tokens`) can be a correction,
+    so an English question never pays for the French and Spanish words; None: all words."""
+    by_language = sats.cached("deletion_index", lambda s: {})
+    if language not in by_language:
+        by_language[language] = _deletion_index(sats, language)
+    return by_language[language]
 
 
-@lru_cache(maxsize=8)
-def language_vocabulary(language: str) -> dict[str, tuple[int, str]]:
-    """Folded word → (frequency, surface with accents), from the word list that the
-    pyspellchecker package ships; empty for a language it does not have."""
-    from spellchecker import SpellChecker
-
-    try:
-        frequencies = SpellChecker(language=language, distance=1).word_frequency.dictionary
-    except ValueError:
-        return {}
-    vocab: dict[str, tuple[int, str]] = {}
-    for word, count in frequencies.items():
-        key = fold(word)
-        if count > vocab.get(key, (0, ""))[0]:
-            vocab[key] = (count, word)
-    return vocab
+def own_tokens(sats: Satellites, language: str) -> frozenset[str]:
+    """Folded words of the dictionary rows of `language` and of `*` rows."""
+    return _language_tokens(sats, language) | _language_tokens(sats, "*")
 
 
 def correct_spelling(draft: Draft) -> None:
@@ -79,10 +74,8 @@ def correct_spelling(draft: Draft) -> None:
     index = dictionary_index(draft.sats)
     stop = draft.sats.cached("stopword_index", _stopword_index)
     language = draft.language or d.default_language
-    own = draft.sats.cached("language_tokens", _language_tokens)
-    own = own.get(language, frozenset()) | own.get("*", frozenset())
+    own = own_tokens(draft.sats, language)
     own_stop = stopwords_for(draft.sats, language)
-    vocab = language_vocabulary(language)
     deletes = None
     quoted: list[tuple[int, int]] | None = None
     shouting = not any(c.islower() for c in draft.original)
@@ -93,7 +86,7 @@ def correct_spelling(draft: Draft) -> None:
             or not tok.is_word
             or word in own
             or word in own_stop
-            or word in vocab
+            or word in language_vocabulary(language)  # loaded for the first unknown word
             or draft.is_protected(tok)
             or (tok.text.isupper() and not shouting)
         ):
@@ -106,12 +99,15 @@ def correct_spelling(draft: Draft) -> None:
             continue
         elsewhere = word in index.token_counts or word in stop  # known in another language
         if deletes is None:
-            deletes = deletion_index(draft.sats)
+            deletes = deletion_index(draft.sats, language)
         name = _looks_like_a_name(draft, i)
         fix = _from_dictionary(word, deletes, index.token_counts, d.fuzzy_long_length, own)
         surface, vocabulary = (index.fuzzy_tokens[fix], "dictionary") if fix else (None, "")
         if surface is None and d.spelling_language_vocabulary and not elsewhere:
-            surface, vocabulary = _from_language(word, vocab, d.fuzzy_long_length), "language"
+            surface, vocabulary = (
+                _from_language(word, language_vocabulary(language), d.fuzzy_long_length),
+                "language",
+            )
         # A capitalized word inside a sentence is most likely a name ("Acme" is not "acne"),
         # unless the word it is close to is itself a name ("Germanyy").
         if surface is None or (name and surface[:1].islower()):
@@ -159,12 +155,16 @@ def _technical_tokens(sats: Satellites) -> frozenset[str]:
     )
 
 
-def _language_tokens(sats: Satellites) -> dict[str, frozenset[str]]:
-    out: dict[str, set[str]] = defaultdict(set)
-    for e in dictionary_index(sats).entries:
-        out[e.language].update(fold(m) for m in e.keyword.split())
-        out[e.language].update(t.folded for t in tokenize(e.keyword))
-    return {k: frozenset(v) for k, v in out.items()}
+def _language_tokens(sats: Satellites, language: str) -> frozenset[str]:
+    by_language = sats.cached("language_tokens", lambda s: {})
+    if language not in by_language:  # built for the languages questions come in
+        words: set[str] = set()
+        for e in dictionary_index(sats).entries:
+            if e.language == language:
+                words.update(fold(m) for m in e.keyword.split())
+                words.update(t.folded for t in tokenize(e.keyword))
+        by_language[language] = frozenset(words)
+    return by_language[language]
 
 
 def _same_case(typed: str, surface: str) -> str:
@@ -193,7 +193,7 @@ def _from_dictionary(
     return min(scored)[2] if scored else None
 
 
-def _from_language(word: str, vocab: dict[str, tuple[int, str]], long_length: int) -> str | None:
+def _from_language(word: str, vocab: Vocabulary, long_length: int) -> str | None:
     if len(word) < 5:
         return None  # short unknown words are more often codes or names than typos
     candidates = sorted((vocab[c] for c in _edits1(word) if c in vocab), reverse=True)

@@ -194,26 +194,32 @@ def discover(
     """
     from ..curation import rejected_phrases
     from ..curation.discover import discover_candidates, write_candidates
+    from .progress import StageBar
 
     with user_errors():
         sats = _satellites(satellites_dir)
         rejected = rejected_phrases(satellites_dir) if satellites_dir else set()
-        found = discover_candidates(
-            corpus,
-            sats,
-            min_cluster_size=min_cluster_size,
-            min_samples=min_samples,
-            dims=dims,
-            min_count=min_count,
-            max_phrases=max_phrases,
-            min_similarity=min_similarity,
-            model=model,
-            cache_dir=cache_dir,
-            rejected=rejected,
-            anchor_sources=anchor_sources,
-            text_column=text_column,
-            language=language,
-        )
+        bar = StageBar()
+        try:
+            found = discover_candidates(
+                corpus,
+                sats,
+                min_cluster_size=min_cluster_size,
+                min_samples=min_samples,
+                dims=dims,
+                min_count=min_count,
+                max_phrases=max_phrases,
+                min_similarity=min_similarity,
+                model=model,
+                cache_dir=cache_dir,
+                rejected=rejected,
+                anchor_sources=anchor_sources,
+                text_column=text_column,
+                language=language,
+                progress=bar,
+            )
+        finally:
+            bar.close()
     with user_errors(note=" (-o/--output)"):
         write_candidates(found.candidates, output)
     t = found.timings

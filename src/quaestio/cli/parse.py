@@ -17,6 +17,7 @@ from .errors import (
     echo_warnings,
     user_errors,
 )
+from .progress import progress_bar
 
 
 def llm_options(command):
@@ -266,15 +267,13 @@ def batch(
 
 
 def _progress_bar(path: str):
-    """One bar for the whole file, with a total and an ETA, on a terminal only (redirected
-    output gets the summary line alone). The total counts rows cheaply: Parquet's metadata,
-    or the lines of a CSV/JSONL file (an estimate where a CSV field spans lines)."""
+    """One bar for the whole file (see `progress.progress_bar`). The total counts rows
+    cheaply: Parquet's metadata, or the lines of a CSV/JSONL file (an estimate where a CSV
+    field spans lines); counted only when a bar is drawn."""
     import sys
 
     if not sys.stderr.isatty():
         return None
-    from tqdm import tqdm
-
     total = None
     try:
         if path.endswith(".parquet"):
@@ -289,7 +288,7 @@ def _progress_bar(path: str):
             total = max(lines - path.endswith(".csv"), 0)
     except OSError:
         total = None
-    return tqdm(total=total, unit="q", desc="parsing", file=sys.stderr)
+    return progress_bar(total, unit="q", desc="parsing")
 
 
 def _check_output(output: str) -> None:

@@ -22,7 +22,7 @@ import regex
 
 from ..analysis.text import fold_phrase
 from ..satellites import Satellites
-from .cache import embed_phrases
+from .cache import Progress, embed_phrases
 from .phrases import PHRASE_SCHEMA, extract_phrases
 from .review import REVIEW_COLUMNS
 
@@ -53,6 +53,7 @@ def discover_candidates(
     anchor_sources: Iterable[str] = ("expert", "discovery"),
     cache_dir: str | Path | None = None,
     embedder=None,
+    progress: Progress | None = None,
     **read_options: Any,
 ) -> Discovery:
     """Propose new variants for known concepts, and possible new concepts, from a corpus.
@@ -76,6 +77,8 @@ def discover_candidates(
             left out by default: they are generated whole from data packages, and hundreds
             of country names would turn every place name of a corpus into a "variant".
         cache_dir: Root of the embedding cache.
+        progress: Called as `progress(stage, done, total)` through the long steps
+            ("phrases" per document, "embedding" per phrase, "clustering"), for one bar.
 
     Returns:
         A `Discovery`; with fewer phrases than `min_cluster_size` its frames are empty and
@@ -84,7 +87,12 @@ def discover_candidates(
     t0 = time.perf_counter()
     if phrases is None:
         phrases = extract_phrases(
-            corpus, sats, min_count=min_count, max_phrases=max_phrases, **read_options
+            corpus,
+            sats,
+            min_count=min_count,
+            max_phrases=max_phrases,
+            progress=progress,
+            **read_options,
         )
     timings = {"phrases": time.perf_counter() - t0}
     if phrases.height < max(min_cluster_size, 2):
@@ -109,12 +117,18 @@ def discover_candidates(
     )
     texts = phrases["phrase"].to_list() + kws["keyword"].to_list()
     t = time.perf_counter()
-    vectors, encoded = embed_phrases(texts, model=model, cache_dir=cache_dir, embedder=embedder)
+    vectors, encoded = embed_phrases(
+        texts, model=model, cache_dir=cache_dir, embedder=embedder, progress=progress
+    )
     timings["embed"], timings["encoded"] = time.perf_counter() - t, float(encoded)
     t = time.perf_counter()
+    if progress is not None:
+        progress("clustering", 0, 1)
     labels, coords = cluster(
         vectors, min_cluster_size=min_cluster_size, min_samples=min_samples, dims=dims
     )
+    if progress is not None:
+        progress("clustering", 1, 1)
     timings["cluster"] = time.perf_counter() - t
     n = phrases.height
     phrases = phrases.with_columns(

@@ -18,6 +18,7 @@ import regex
 
 from ..analysis.text import TOKEN_RE, fold
 from ..satellites import Satellites
+from .cache import Progress
 from .corpus import read_corpus
 
 # Words that may join the nouns of a term but never start or end one. Kept small on purpose:
@@ -57,6 +58,7 @@ def extract_phrases(
     max_tokens: int = 4,
     examples: int = 2,
     max_phrases: int | None = None,
+    progress: Progress | None = None,
     **read_options: Any,
 ) -> pl.DataFrame:
     """Distinct multi-word phrases of a corpus, per language, most frequent first.
@@ -68,6 +70,7 @@ def extract_phrases(
         max_tokens: Longest phrase, in words (connectors included).
         examples: Example sentences kept per phrase.
         max_phrases: Keep only the most frequent phrases.
+        progress: Called as `progress("phrases", documents done, documents)`.
 
     Returns:
         A polars DataFrame: phrase (the most frequent surface form), key (folded),
@@ -80,7 +83,9 @@ def extract_phrases(
     doc_count: Counter[tuple[str, str]] = Counter()
     last_doc: dict[tuple[str, str], str] = {}
     shown: dict[tuple[str, str], list[str]] = {}
-    for doc_id, lang, text in docs.iter_rows():
+    for done, (doc_id, lang, text) in enumerate(docs.iter_rows()):
+        if progress is not None:
+            progress("phrases", done, docs.height)
         if lang not in stops:
             stops[lang] = frozenset(
                 fold(w) for w in sats.stopwords.filter(language=lang)["word"].to_list()
@@ -100,6 +105,8 @@ def extract_phrases(
                 seen = shown.setdefault(k, [])
                 if len(seen) < examples and sentence.strip()[:240] not in seen:
                     seen.append(sentence.strip()[:240])
+    if progress is not None:
+        progress("phrases", docs.height, docs.height)
     kept = [k for k, n in counts.most_common(max_phrases) if n >= min_count]
     return pl.DataFrame(
         {

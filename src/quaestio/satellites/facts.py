@@ -8,6 +8,9 @@ its flags and the engines' versions. They are kept in one small JSON file under
 warm. Only facts about patterns that passed are kept: a failing row is checked again, and
 reported in full, every time. A missing, unreadable or foreign file is ignored (the facts are
 recomputed), never trusted; writes are atomic. `QUAESTIO_PATTERN_CACHE=0` turns it off.
+
+Other caches that outlive a process (the spelling word lists, see `analysis.spelling`) go
+through the same two functions, `cache_file` and `write_atomic`, under the same switch.
 """
 
 from __future__ import annotations
@@ -31,12 +34,36 @@ _facts: dict[str, Any] | None = None
 _dirty = False
 
 
-def _path() -> Path | None:
+def cache_file(name: str) -> Path | None:
+    """`$QUAESTIO_CACHE/<name>` (default `~/.cache/quaestio`), read at call time; None when
+    the cross-process caches are turned off. The name carries whatever the content depends
+    on (format and library versions), so a stale file is never looked at."""
     if os.environ.get("QUAESTIO_PATTERN_CACHE", "1") == "0":
         return None
     root = Path(os.environ.get("QUAESTIO_CACHE", Path.home() / ".cache" / "quaestio"))
+    return root / name
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` in one step (a reader sees the old file or the new one,
+    never half of one); any failure leaves the old file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass  # a read-only home is no reason to fail: the next process recomputes
+
+
+def _path() -> Path | None:
     engines = f"{regex.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}"
-    return root / f"pattern_facts-v{_FORMAT}-{engines}.json"
+    return cache_file(f"pattern_facts-v{_FORMAT}-{engines}.json")
 
 
 def _load() -> dict[str, Any]:
@@ -86,14 +113,7 @@ def save() -> None:
             return
         text = json.dumps(_facts, separators=(",", ":"))
         _dirty = False
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pattern_facts.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only home is no reason to fail: the next process recomputes
+    write_atomic(path, text)
 
 
 @cache

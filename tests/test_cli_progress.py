@@ -1,0 +1,67 @@
+"""Long commands draw one bar with a total on a terminal, and nothing in redirected output."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from quaestio.cli.progress import StageBar
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_one_bar_goes_through_the_stages_with_their_totals(monkeypatch):
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    bar = StageBar()
+    for done in range(4):
+        bar("phrases", done, 3)
+    for done in (0, 512, 1000):
+        bar("embedding", done, 1000)
+    bar.close()
+    text = screen.getvalue()
+    assert "phrases" in text and "0/3" in text and "1000/1000" in text
+    assert "embedding" in text and text.count("\n") <= 1  # one bar, redrawn in place
+
+
+def test_redirected_output_gets_no_bar(monkeypatch):
+    redirected = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", redirected)
+    bar = StageBar()
+    bar("phrases", 1, 3)
+    bar.close()
+    assert redirected.getvalue() == ""
+
+
+def test_discovery_reports_each_stage_to_its_end(tmp_path):
+    pytest.importorskip("sklearn")
+    from test_curation_cache import CountingEmbedder
+
+    from quaestio import load_satellites
+    from quaestio.curation.discover import discover_candidates
+
+    folder = tmp_path / "sats"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "satellites", folder)
+    (folder / "stopwords.csv").unlink()
+    calls: list[tuple[str, int, int]] = []
+    discover_candidates(
+        ROOT / "examples" / "curation_corpus",
+        load_satellites(folder),
+        cache_dir=tmp_path / "cache",
+        embedder=CountingEmbedder(),
+        progress=lambda *a: calls.append(a),
+    )
+    stages = list(dict.fromkeys(stage for stage, _, _ in calls))
+    assert stages == ["phrases", "embedding", "clustering"]
+    for stage in stages:
+        last = [c for c in calls if c[0] == stage][-1]
+        assert last[1] == last[2] > 0  # each stage ends at its total
