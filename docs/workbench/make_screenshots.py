@@ -22,8 +22,16 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from workbench_support import Server, candidate  # noqa: E402
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 MAX_BYTES = 150_000
 
 
@@ -33,8 +41,9 @@ def _candidates(folder: Path, sats) -> None:
     try:
         from quaestio.curation import discover_candidates, write_candidates
 
-        found = discover_candidates(ROOT / "examples" / "curation_corpus", sats,
-                                    min_cluster_size=3)
+        found = discover_candidates(
+            ROOT / "examples" / "curation_corpus", sats, min_cluster_size=3
+        )
         write_candidates(found.candidates, out)
     except ImportError:
         import polars as pl
@@ -68,8 +77,11 @@ def main() -> None:
         sats = load_satellites()
         sats.write(folder)
         _candidates(folder, sats)
-        app = create_workbench_app(folder, questions=ROOT / "examples" / "questions.csv",
-                                   corpus=ROOT / "examples" / "curation_corpus")
+        app = create_workbench_app(
+            folder,
+            questions=ROOT / "examples" / "questions.csv",
+            corpus=ROOT / "examples" / "curation_corpus",
+        )
         with Server(app) as server, sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
             page = browser.new_page(viewport={"width": 1200, "height": 800})
