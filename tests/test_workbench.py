@@ -327,6 +327,16 @@ def test_coverage_numbers_link_to_their_examples(folder):
     assert "What is the annual premium?" in examples.split('id="questions"')[1]
 
 
+def test_a_concept_page_of_a_folder_that_does_not_load_says_so(folder):
+    path = folder / "concept_keywords.csv"
+    rows = pl.read_csv(path, infer_schema=False)
+    rows.with_columns(pl.lit("7").alias("weight")).write_csv(path)
+    client = TestClient(create_workbench_app(folder, questions=QUESTIONS))
+    page = client.get("/coverage/concept/premium")
+    assert page.status_code == 200
+    assert "The folder does not load" in page.text
+
+
 def test_bundled_tables_are_browsed_read_only(tmp_path):
     import shutil as sh
 

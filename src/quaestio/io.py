@@ -7,6 +7,7 @@ import json
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 import polars as pl
 import pyarrow as pa
@@ -17,6 +18,17 @@ from .errors import InputFileError, QuaestioWarning, WarningCode
 from .schema import QUESTION_SCHEMA
 
 FORMATS = ("csv", "jsonl", "parquet")
+
+
+def polars_from_arrow(table: pa.Table) -> pl.DataFrame:
+    """`pl.from_arrow` for a table or record batches, typed as the DataFrame it returns for them.
+
+    (polars types its result as `DataFrame | Series` because an Arrow array gives a Series.)
+    """
+    frame = pl.from_arrow(table)
+    if not isinstance(frame, pl.DataFrame):
+        raise TypeError(f"expected an Arrow table, got {type(table).__name__}")
+    return frame
 
 
 def file_format(path: str | Path) -> str:
@@ -53,7 +65,7 @@ def iter_questions(
         except (pa.ArrowException, OSError) as exc:
             raise InputFileError(path, f"not a readable Parquet file ({exc})") from exc
         yield from _rechunk(
-            path, (pl.from_arrow(pa.Table.from_batches([b])) for b in batches), chunk_size
+            path, (polars_from_arrow(pa.Table.from_batches([b])) for b in batches), chunk_size
         )
         return
     encoding = encoding or sniff_encoding(path)
@@ -116,7 +128,7 @@ def _csv_frames(path, encoding: str) -> Iterator[pl.DataFrame]:
     except (pa.ArrowException, UnicodeDecodeError) as exc:
         raise InputFileError(path, f"cannot be read as CSV: {_first_line(exc)}") from exc
     for batch in reader:
-        yield pl.from_arrow(pa.Table.from_batches([batch]))
+        yield polars_from_arrow(pa.Table.from_batches([batch]))
 
 
 def _jsonl_frames(path, encoding: str, chunk_size: int) -> Iterator[pl.DataFrame]:
@@ -226,7 +238,7 @@ class QuestionWriter:
     def __init__(self, path: str | Path):
         self.path, self.format = Path(path), file_format(path)
         self._parquet: pq.ParquetWriter | None = None
-        self._fh = None
+        self._fh: TextIO | None = None
         self._header = True
 
     def write(self, table: pa.Table) -> None:
@@ -237,11 +249,12 @@ class QuestionWriter:
             return
         if self._fh is None:
             self._fh = self.path.open("w", encoding="utf-8", newline="")
+        fh = self._fh
         if self.format == "jsonl":
             for record in table.to_pylist():
-                self._fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
             return
-        frame = pl.from_arrow(table)
+        frame = polars_from_arrow(table)
         nested = [c for c, t in frame.schema.items() if t.is_nested()]
         frame = frame.with_columns(
             pl.Series(
@@ -249,7 +262,7 @@ class QuestionWriter:
             )
             for c in nested
         )
-        self._fh.write(frame.write_csv(include_header=self._header))
+        fh.write(frame.write_csv(include_header=self._header))
         self._header = False
 
     def close(self) -> None:

@@ -74,7 +74,9 @@ def _cue_evidence(draft: Draft, family: str, text: str) -> list[Evidence]:
         match = search(draft, rule, text)
         if match is not None:
             found.append(
-                Evidence(rule.target, rule.weight, match.start(), (f"cues:{rule.rule_id}",))
+                Evidence(
+                    rule.required_target(), rule.weight, match.start(), (f"cues:{rule.rule_id}",)
+                )
             )
     return found
 

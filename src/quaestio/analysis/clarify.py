@@ -86,7 +86,7 @@ def _term_span(m: regex.Match) -> tuple[int, int]:
     return m.span()
 
 
-def _term(draft: Draft, span: tuple[int, int], reason: str) -> str:
+def _term(draft: Draft, span: tuple[int, int], reason: str | None) -> str:
     """The unclear phrase as typed; a verb that merely opens the sentence is lower-cased."""
     term = draft.original[span[0] : span[1]].strip(" \t.,;:!?¿¡")
     opens = draft.tokens and draft.tokens[0].start >= span[0]
@@ -95,7 +95,7 @@ def _term(draft: Draft, span: tuple[int, int], reason: str) -> str:
     return term
 
 
-def _resolved(draft: Draft, reason: str, rule: Rule, span: tuple[int, int]) -> bool:
+def _resolved(draft: Draft, reason: str | None, rule: Rule, span: tuple[int, int]) -> bool:
     """Whether the context, the caller's scope or the rest of the question acts on it."""
     if reason in _CONTEXT_RESOLVES and _has_context(draft):
         return True
@@ -105,7 +105,7 @@ def _resolved(draft: Draft, reason: str, rule: Rule, span: tuple[int, int]) -> b
         return True
     if reason in ("too_broad", "too_short") and _concepts_in(draft, span):
         return True
-    limit = _OTHER_CONTENT_WORDS.get(reason)
+    limit = None if reason is None else _OTHER_CONTENT_WORDS.get(reason)
     return limit is not None and len(_content_words(draft, span)) > limit
 
 

@@ -143,7 +143,7 @@ def _month_number(months: list[Rule], text: str, start: int, end: int) -> int | 
     for rule in months:
         found = rule.pattern.match(text, start)
         if found and found.end() == end:
-            return int(rule.target)
+            return int(rule.required_target())
     return None
 
 

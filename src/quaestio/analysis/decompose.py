@@ -133,7 +133,12 @@ def _conditional(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     question = finish(m.group("question"), draft.original)
     if len(tokenize(question)) < 2:
         return None
-    return rule.target, [question], m.group("condition").strip(), [f"cues:{rule.rule_id}"]
+    return (
+        rule.required_target(),
+        [question],
+        m.group("condition").strip(),
+        [f"cues:{rule.rule_id}"],
+    )
 
 
 # The thing asked about stands in for a pronoun of the follow-up ("how long is it?").
@@ -153,7 +158,7 @@ def _if_so(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     else:
         follow = f"{follow} ({thing})"
     return (
-        rule.target,
+        rule.required_target(),
         [finish(exists, draft.original), finish(follow, draft.original)],
         exists,
         [f"cues:{rule.rule_id}"],
@@ -172,7 +177,7 @@ def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     if len(subs) < 2:
         return None
     fired = [f"cues:{rule.rule_id}"]
-    pattern = rule.target
+    pattern = rule.required_target()
     if pattern == DecompositionPattern.INDEPENDENT.value:
         back = next(
             (
@@ -185,7 +190,7 @@ def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
             None,
         )
         if back is not None:
-            pattern = back.target
+            pattern = back.required_target()
             fired.append(f"cues:{back.rule_id}")
     return pattern, subs, None, fired
 
@@ -201,7 +206,7 @@ def _bridge(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
         return None
     first, template = asked
     return (
-        rule.target,
+        rule.required_target(),
         [first, finish(rest, draft.original)],
         None,
         [f"cues:{rule.rule_id}", f"cues:{template.rule_id}"],
@@ -241,11 +246,12 @@ def _items(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     items = [m.group("a")] + m.captures("b")
     if "wrap" in rule.pattern.groupindex and m.start("wrap") >= 0:
         asked = [wrap(draft, item) for item in items]
-        if all(asked):
-            fired += dict.fromkeys(f"cues:{t.rule_id}" for _, t in asked)
-            return rule.target, [q for q, _ in asked], None, fired
+        wrapped = [a for a in asked if a is not None]
+        if len(wrapped) == len(asked):
+            fired += dict.fromkeys(f"cues:{t.rule_id}" for _, t in wrapped)
+            return rule.required_target(), [q for q, _ in wrapped], None, fired
     subs = [finish(substitute(draft.original, m, item), draft.original) for item in items]
-    return rule.target, subs, None, fired
+    return rule.required_target(), subs, None, fired
 
 
 def _item_names_a_concept(draft: Draft, m: regex.Match) -> bool:

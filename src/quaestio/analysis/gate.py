@@ -8,16 +8,17 @@ cheaper, question after question, than running every pattern or one big alternat
 from __future__ import annotations
 
 import re
-import re._parser as sre_parse
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import ahocorasick
 
 from ..satellites import facts
 
 if TYPE_CHECKING:
-    from .rules import Rule
+    import sre_parse  # typeshed has the parser only under its deprecated 3.10 name
+else:
+    import re._parser as sre_parse
 
 # Stands for "any digit" among the literals a pattern needs (`\d`, `\d{4}`): the text is
 # checked for a digit instead of looking the sentinel up in the automaton.
@@ -25,7 +26,20 @@ DIGIT = "\x00digit"
 _HAS_DIGIT = re.compile(r"\d")
 
 
-class LiteralGate:
+class _Compiled(Protocol):
+    @property
+    def pattern(self) -> str: ...
+
+
+class _Gated(Protocol):
+    @property
+    def pattern(self) -> _Compiled: ...
+
+
+R = TypeVar("R", bound=_Gated)
+
+
+class LiteralGate(Generic[R]):
     """A family's rules behind one Aho-Corasick pass over the casefolded question.
 
     Each pattern is parsed once for its literal factors: sets of strings, one of each must
@@ -38,7 +52,7 @@ class LiteralGate:
     with a compiled `.pattern`: cue rows, or the branches of confirmation patterns.
     """
 
-    def __init__(self, rules: list[Rule]):
+    def __init__(self, rules: list[R]):
         self.rules = tuple(rules)
         self.needs: list[frozenset[int]] = []  # ids of the factors each rule needs
         owners: dict[str, set[int]] = {DIGIT: set()}
@@ -53,12 +67,12 @@ class LiteralGate:
             self.needs.append(frozenset(ids))
         self.digit_ids = frozenset(owners.pop(DIGIT))
         self.automaton = ahocorasick.Automaton()
-        for literal, ids in owners.items():
-            self.automaton.add_word(literal, frozenset(ids))
+        for literal, owner_ids in owners.items():
+            self.automaton.add_word(literal, frozenset(owner_ids))
         if owners:
             self.automaton.make_automaton()
 
-    def candidates(self, folded: str, free: bool = True) -> list[Rule]:
+    def candidates(self, folded: str, free: bool = True) -> list[R]:
         """The rules whose every literal factor occurs in `folded`, in table order; the
         rules without a factor (the gate cannot read them) only when `free`."""
         present = (
@@ -146,7 +160,8 @@ def _item(op, av) -> tuple[set[str] | None, list[frozenset[str]]]:
     if name == "BRANCH":
         branches = [_analyse(b) for b in av[1]]
         exacts = [e for e, _ in branches]
-        union = set().union(*exacts) if all(e is not None for e in exacts) else None
+        known = [e for e in exacts if e is not None]
+        union = set().union(*known) if len(known) == len(exacts) else None
         return (union if union is not None and len(union) <= _MAX_EXACT else None), _either(
             branches
         )
@@ -172,7 +187,7 @@ def _either(branches) -> list[frozenset[str]]:
         if not own:
             return []
         options.append(sorted(own, key=lambda f: (-min(map(len, f)), len(f)))[:3])
-    combined = [frozenset()]
+    combined: list[frozenset[str]] = [frozenset()]
     for own in options:
         combined = [c | f for c in combined for f in own][:_MAX_FACTORS]
     return combined

@@ -90,7 +90,7 @@ def numbered(draft: Draft, family: str, single_group: str) -> Numbers:
     def accept(rule: Rule, m: regex.Match) -> bool | None:
         singles = [int(v) for v in _captures(m, single_group) if 1 <= int(v) <= top]
         ranges = [
-            tuple(sorted((int(a), int(b))))
+            (min(int(a), int(b)), max(int(a), int(b)))
             for a, b in zip(_captures(m, "from"), _captures(m, "to"))
             if 1 <= int(a) <= top and 1 <= int(b) <= top
         ]
@@ -298,8 +298,8 @@ def _contexts(draft: Draft) -> None:
     if decided:
         draft.fire(decided)
     for rule in _all_matching(draft, "answer_context"):
-        if _wider(rule.target, answer):
-            answer = rule.target
+        if _wider(rule.required_target(), answer):
+            answer = rule.required_target()
             draft.fire(f"cues:{rule.rule_id}")
     first = next(iter(_all_matching(draft, "detect_context")), None)
     if first is not None:
@@ -372,7 +372,12 @@ def _spans(m: regex.Match, group: str) -> list[tuple[int, int]]:
 
 def _unique(values: Iterable[str]) -> list[str]:
     seen: set[str] = set()
-    return [v for v in values if not (fold(v) in seen or seen.add(fold(v)))]
+    unique = []
+    for value in values:
+        if fold(value) not in seen:
+            seen.add(fold(value))
+            unique.append(value)
+    return unique
 
 
 def _fire(draft: Draft, rule_ids: Iterable[str]) -> None:

@@ -3,7 +3,7 @@ the question uses most. Short questions with no evidence get the project default
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 
 from ..satellites import Satellites
 from .draft import Draft
@@ -52,7 +52,7 @@ def detect_language(draft: Draft) -> None:
         draft.language = draft.options["language"]
         return
     index = draft.sats.cached("stopword_index", _stopword_index)
-    scores: Counter[str] = Counter()
+    scores: defaultdict[str, float] = defaultdict(float)
     for tok in draft.tokens:
         for lang in index.get(tok.folded, ()):
             scores[lang] += 1

@@ -65,7 +65,9 @@ def negative_hints(draft: Draft) -> None:
 
 def _within(keyword: dict, regions: list[tuple[int, int]]) -> bool:
     start, end = keyword.get("span_start"), keyword.get("span_end")
-    return start is not None and any(a <= start and end <= b for a, b in regions)
+    if start is None or end is None:
+        return False
+    return any(a <= start and end <= b for a, b in regions)
 
 
 def _has_phrase(text: str, phrase: str) -> bool:

@@ -30,6 +30,12 @@ class Rule:
     pattern: regex.Pattern | LazyPattern  # compiled on first use
     weight: float
 
+    def required_target(self) -> str:
+        """`target`, for the families whose rows must name one (checked on load)."""
+        if self.target is None:
+            raise ValueError(f"cue {self.rule_id!r} of family {self.family!r} has no target")
+        return self.target
+
 
 @dataclass(frozen=True)
 class RuleSet:
@@ -166,7 +172,12 @@ def finditer(
 
 
 def timed_finditer(
-    pattern: regex.Pattern, text: str, timeout: float, pos: int = 0, *, first: bool = False
+    pattern: regex.Pattern | LazyPattern,
+    text: str,
+    timeout: float,
+    pos: int = 0,
+    *,
+    first: bool = False,
 ) -> list[regex.Match] | None:
     """Matches of `pattern` in `text`, or None when the scan exceeds `timeout` seconds."""
     try:

@@ -137,9 +137,9 @@ def context_scope(draft: Draft, wanted: list[str]) -> Found:
     from .language import detect_language
 
     turns = [t for t in draft.options.get("context") or () if isinstance(t, str) and t.strip()]
-    found, wanted = Found(), set(wanted)
+    found, remaining = Found(), set(wanted)
     for turn in reversed(turns):
-        if not wanted:
+        if not remaining:
             break
         sub = Draft(
             question_id=draft.question_id,
@@ -151,8 +151,8 @@ def context_scope(draft: Draft, wanted: list[str]) -> Found:
         detect_language(sub)
         dictionary_keywords(sub)
         earlier = question_scope(sub)
-        for name in [n for n in wanted if _has(earlier, n)]:
-            wanted.discard(name)
+        for name in [n for n in remaining if _has(earlier, n)]:
+            remaining.discard(name)
             found.fired[name] = earlier.fired.get(name, [])
             if name == "dates":
                 found.date_from, found.date_to = earlier.date_from, earlier.date_to
@@ -166,7 +166,8 @@ def context_scope(draft: Draft, wanted: list[str]) -> Found:
 def _merge(draft: Draft, question: Found, caller: Found, context: Found) -> None:
     cols, origins = draft.columns, []
     for name in _LISTS:
-        values, seen = [], set()
+        values: list[str] = []
+        seen: set[str] = set()
         for origin, source in (("question", question), ("caller", caller), ("context", context)):
             fresh = [v for v in getattr(source, name) if fold(v) not in seen]
             seen.update(fold(v) for v in fresh)
@@ -222,7 +223,9 @@ def _narrow(question: Found, caller: Found, context: Found | None, low: str, hig
 
 
 def _parties(draft: Draft, kinds: dict[str, str], blocked: list[tuple[int, int]]):
-    found = [(c, f"concepts:{c}.scope_kind") for c in draft.concepts if kinds.get(c) == "party"]
+    found: list[tuple[str, str | None]] = [
+        (c, f"concepts:{c}.scope_kind") for c in draft.concepts if kinds.get(c) == "party"
+    ]
     folded = fold(draft.original)
     for name in _strings(draft.options.get("parties")):
         if regex.search(rf"(?<!\w){regex.escape(fold(name))}(?!\w)", folded):

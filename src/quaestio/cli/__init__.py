@@ -6,8 +6,6 @@ the one `cli` group defined here.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 
@@ -48,4 +46,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -4,7 +4,9 @@ analyst's curation loop, a thin layer over `quaestio.curation`."""
 from __future__ import annotations
 
 import getpass
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,7 +15,9 @@ from . import load_satellites_or_bundled as _satellites
 from .errors import check_columns, check_text_file, user_errors
 from .satellites import satellites as satellites_group
 
-_TABLE = dict(tbl_rows=25, tbl_hide_dataframe_shape=True, fmt_str_lengths=60, tbl_width_chars=140)
+_TABLE: dict[str, Any] = dict(
+    tbl_rows=25, tbl_hide_dataframe_shape=True, fmt_str_lengths=60, tbl_width_chars=140
+)
 
 
 def _show(title: str, frame) -> None:
@@ -33,11 +37,12 @@ def _read_batch(path: str, sats, question_column: str, id_column: str | None):
 
     fmt = file_format(path)
     check_text_file(path)
-    frame = {
+    readers: dict[str, Callable[[str], pl.DataFrame]] = {
         "parquet": pl.read_parquet,
         "jsonl": pl.read_ndjson,
         "csv": lambda p: pl.read_csv(p, infer_schema=False),
-    }[fmt](path)
+    }
+    frame = readers[fmt](path)
     if "concepts" in frame.columns and frame.schema["concepts"] == pl.List(pl.String):
         return frame
     check_columns(path, frame.columns, question_column=question_column, id_column=id_column)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any, Literal
 
 import click
 
@@ -115,7 +116,7 @@ def parse(
     satellites_dir: str | None,
     language: str | None,
     as_json: bool,
-    **llm_flags: object,
+    **llm_flags: Any,
 ) -> None:
     """Parse one QUESTION and print its row."""
     from ..analysis import parse_question
@@ -192,11 +193,11 @@ def batch(
     question_column: str,
     id_column: str | None,
     language: str | None,
-    errors: str,
+    errors: Literal["collect", "raise", "warn"],  # a click.Choice of these
     chunk_size: int,
     encoding: str | None,
     strict: bool,
-    **llm_flags: object,
+    **llm_flags: Any,
 ) -> None:
     """Parse every question of IN (CSV, JSONL or Parquet) into question_df at OUTPUT."""
     from collections import Counter

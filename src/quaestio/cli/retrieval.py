@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from typing import Any
 
 import click
 
@@ -74,7 +75,7 @@ def index_command(
         )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        options = {
+        options: dict[str, Any] = {
             "embedding_model": None if no_embeddings else model,
             "parent_child": not no_parent_child,
             "sentence_window": sentence_window,
@@ -85,6 +86,7 @@ def index_command(
             if dsn is not None:
                 m = _to_postgres(docs, dsn, options)
             else:
+                assert output is not None, "checked above: exactly one of output and dsn"
                 if update and _has_manifest(output):
                     index = _update(
                         docs,

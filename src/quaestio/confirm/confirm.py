@@ -20,6 +20,7 @@ passages mean the answer is probably not in the documents. `confirm` returns bot
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, NamedTuple
 
 import pyarrow as pa
@@ -160,11 +161,7 @@ def _append(
 ) -> None:
     parsed = v.value
     number = parsed.amount if isinstance(parsed, Amount) else parsed
-    as_float = (
-        float(number)
-        if isinstance(number, (int, float)) or type(number).__name__ == "Decimal"
-        else None
-    )
+    as_float = float(number) if isinstance(number, (int, float, Decimal)) else None
     if isinstance(parsed, bool):
         as_float = None
     record = {

@@ -183,10 +183,10 @@ def resolve_date(value: Any, reference: dt.date) -> Any:
     if not isinstance(value, str) or not value.startswith("--"):
         return value
     if value.startswith("---"):
-        day = int(value[3:])
-        if not date_exists(reference.year, reference.month, day):
+        day_n = int(value[3:])
+        if not date_exists(reference.year, reference.month, day_n):
             return value
-        return dt.date(reference.year, reference.month, day)
+        return dt.date(reference.year, reference.month, day_n)
     month, _, day = value[2:].partition("-")
     if not day:
         return f"{reference.year:04d}-{int(month):02d}"
@@ -202,6 +202,8 @@ def parse_date(m, text, span, language, pattern, sats):
         if year is None
         else int(year) + (0 if len(year) == 4 else (2000 if int(year) < 70 else 1900))
     )
+    month: int | None
+    day: int | None
     if _group(m, "a") is not None:
         a, b = int(m.group("a")), int(m.group("b"))
         orders = [(a, b), (b, a)] if language == "en" or language is None else [(b, a), (a, b)]

@@ -157,25 +157,30 @@ def read_hits(hits_df: Any, text_column: str) -> dict[str, list]:
                 else "required column is missing",
             )
     n = table.num_rows
-    col = lambda c: table.column(c).to_pylist() if c in table.column_names else None  # noqa: E731
+
+    def col(c: str) -> list | None:
+        return table.column(c).to_pylist() if c in table.column_names else None
+
+    question_ids: list = table.column("question_id").to_pylist()
+    texts: list = table.column(text_column).to_pylist()
     chunk = col("chunk_id")
-    hits = {
-        "question_id": col("question_id"),
-        "text": col(text_column),
-        "chunk_id": [str(i) if c is None else str(c) for i, c in enumerate(chunk or [None] * n)],
-        "doc_id": [None if d is None else str(d) for d in (col("doc_id") or [None] * n)],
-        "score": col("score") or [None] * n,
-        "rank": col("rank"),
-    }
-    for row, (qid, text) in enumerate(zip(hits["question_id"], hits["text"])):
+    for row, (qid, text) in enumerate(zip(question_ids, texts)):
         if not isinstance(qid, str):
             raise ConfirmInputError("hits_df", row, "question_id", qid, "must be a string")
         if text is not None and not isinstance(text, str):
             raise ConfirmInputError("hits_df", row, text_column, text, "must be text")
-    if hits["rank"] is None:
+    ranks = col("rank")
+    if ranks is None:
         counts: dict[str, int] = {}
-        hits["rank"] = []
-        for qid in hits["question_id"]:
+        ranks = []
+        for qid in question_ids:
             counts[qid] = counts.get(qid, 0) + 1
-            hits["rank"].append(counts[qid])
-    return hits
+            ranks.append(counts[qid])
+    return {
+        "question_id": question_ids,
+        "text": texts,
+        "chunk_id": [str(i) if c is None else str(c) for i, c in enumerate(chunk or [None] * n)],
+        "doc_id": [None if d is None else str(d) for d in (col("doc_id") or [None] * n)],
+        "score": col("score") or [None] * n,
+        "rank": ranks,
+    }

@@ -230,7 +230,7 @@ def _duration(m, text, span, language, pattern, sats):
         and "half" not in raw
         or raw in ("a", "an", "une", "un", "una")
     ):
-        n = Decimal(1)
+        n: Decimal | None = Decimal(1)
     elif "half" in raw or raw in ("medio", "media", "demi"):
         n = Decimal("0.5")
     else:

@@ -60,9 +60,10 @@ def finditer_windows(
                     if m.start() < pos:  # inside a match extended by its re-match
                         continue
                     if not last and m.end() > end - _EDGE:
-                        m = pattern.match(text, m.start(), timeout=timeout)
-                        if m is None:
+                        rematch = pattern.match(text, m.start(), timeout=timeout)
+                        if rematch is None:
                             continue
+                        m = rematch
                     out.append(m)
                     pos = max(m.end(), m.start() + 1)
             except TimeoutError:

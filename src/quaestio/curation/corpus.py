@@ -9,6 +9,7 @@ most), the same evidence the question parser uses.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,11 +39,12 @@ def read_corpus(
         if not path.is_file():
             raise FileNotFoundError(f"no such corpus file: {path}")
         fmt = TABLE_SUFFIXES[path.suffix.lower()]
-        frame = {
+        readers: dict[str, Callable[[Path], pl.DataFrame]] = {
             "ndjson": pl.read_ndjson,
             "parquet": pl.read_parquet,
             "csv": lambda p: pl.read_csv(p, infer_schema=False),
-        }[fmt](path)
+        }
+        frame = readers[fmt](path)
         source = frame
     if isinstance(source, (str, Path, list, tuple)):
         from ..retrieval.sources import iter_documents

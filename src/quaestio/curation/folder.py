@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Set
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,7 @@ def _is_table_file(path: Path, table: str) -> bool:
 
 
 @contextmanager
-def staged(folder: Path, skip: set[str] = frozenset()) -> Iterator[Path]:
+def staged(folder: Path, skip: Set[str] = frozenset()) -> Iterator[Path]:
     """A temporary view of `folder` (symlinks) without the files named in `skip`."""
     with tempfile.TemporaryDirectory(prefix="quaestio-stage-") as tmp:
         for entry in folder.iterdir():
@@ -68,7 +68,7 @@ def validate_with(
     folder: Path,
     extra: Mapping[str, pl.DataFrame],
     *,
-    skip: set[str] = frozenset(),
+    skip: Set[str] = frozenset(),
     labels: Mapping[str, tuple[str, list[Any]]] | None = None,
 ) -> Satellites:
     """Load `folder` (minus `skip`) plus `extra` rows; failures name the real files.
@@ -135,10 +135,12 @@ def write_atomically(files: Mapping[Path, pl.DataFrame]) -> list[Path]:
     temps: list[tuple[Path, Path]] = []
     try:
         for path, frame in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            fd, tmp_name = tempfile.mkstemp(
+                prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+            )
             os.close(fd)
-            frame.write_csv(tmp, date_format="%Y-%m-%d")
-            temps.append((Path(tmp), path))
+            frame.write_csv(tmp_name, date_format="%Y-%m-%d")
+            temps.append((Path(tmp_name), path))
         backups: list[tuple[Path, bytes | None]] = []
         try:
             for tmp, path in temps:

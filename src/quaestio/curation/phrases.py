@@ -40,7 +40,7 @@ TRAILING: dict[str, regex.Pattern] = {
 _SENTENCE = regex.compile(r"(?<=[.!?;:])\s+|\s*\n\s*")
 _JOINER = regex.compile(r"\s*|\s*[-‐‑–']\s*|’")
 
-PHRASE_SCHEMA = {
+PHRASE_SCHEMA: dict[str, Any] = {  # polars data types
     "phrase": pl.String,
     "key": pl.String,
     "language": pl.String,

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import QuaestioError
+
+if TYPE_CHECKING:
+    from ..satellites import Satellites
 
 _LOCAL: dict[str, QuaestioState] = {}
 
@@ -73,7 +76,8 @@ class QuaestioState:
                 json.dumps([self.expected, str(index) if isinstance(index, str) else ""]).encode()
             ).hexdigest()[:12]
         )
-        self.satellites = self.index = None
+        self.satellites: Satellites | None = None  # prepared in setup()
+        self.index: Any = None  # an Index or a PostgresIndex, opened in setup()
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in ("satellites", "index")}
@@ -154,7 +158,8 @@ def state_for(key: str) -> QuaestioState:
     try:
         from distributed import get_worker
 
-        return get_worker().plugins[key]
+        # Plugins are installed under a quaestio key only by `install` (a QuaestioState).
+        return cast(QuaestioState, get_worker().plugins[key])
     except (ImportError, ValueError, KeyError):
         if key in _LOCAL:
             return _LOCAL[key]

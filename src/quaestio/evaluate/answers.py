@@ -74,6 +74,7 @@ def evaluate_answers(
         outcome = verdict["verdict"] if verdict else "missing"
         found = outcome == "found"
         confirmed += found
+        mode: str | None
         if verdict is None:
             mode = "missing_row"
         elif wants_none:

@@ -7,13 +7,13 @@ from typing import Any
 import polars as pl
 
 from ..analysis.text import fold_phrase as fold
-from .gold import GOLD_FIELDS, GoldField
+from .gold import GOLD_FIELDS, GoldField, parsed_column
 
 
 def observed(qdf: pl.DataFrame, name: str) -> list[Any]:
     """The question_df values of gold field `name`, in the shape the gold uses."""
     spec = GOLD_FIELDS[name]
-    column = qdf[spec.column]
+    column = qdf[parsed_column(name)]
     if spec.kind == "flag":
         return column.is_not_null().to_list()
     if name == "keywords":

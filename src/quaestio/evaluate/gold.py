@@ -72,6 +72,15 @@ GOLD_FIELDS: dict[str, GoldField] = {
 # Gold fields scored on retrieval and confirmation output, not on question_df.
 DOWNSTREAM_KINDS = ("ids", "value")
 
+
+def parsed_column(name: str) -> str:
+    """The question_df column gold field `name` is compared with (not a downstream kind)."""
+    column = GOLD_FIELDS[name].column
+    if column is None:
+        raise ValueError(f"gold field {name!r} is not compared with a question_df column")
+    return column
+
+
 _TRUE, _FALSE = {"true", "yes", "y", "1", "t"}, {"false", "no", "n", "0", "f", ""}
 _ID_COLUMNS = ("question_id", "id")
 

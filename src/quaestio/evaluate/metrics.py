@@ -6,11 +6,12 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
+from ..io import polars_from_arrow
 from ..satellites import Satellites
 from ..schema import frame_to_table, rows_to_table
 from ..types import ParsedQuestion
 from .fields import compare, failure_mode, field_metrics, observed
-from .gold import DOWNSTREAM_KINDS, GOLD_FIELDS, gold_fields, read_gold
+from .gold import DOWNSTREAM_KINDS, GOLD_FIELDS, gold_fields, parsed_column, read_gold
 
 _S, _I, _F = pl.String, pl.Int64, pl.Float64
 METRIC_SCHEMA = {
@@ -66,7 +67,7 @@ def evaluate(
     gold_df = read_gold(gold, satellites)
     qdf = _polars(question_df)
     names = [n for n in gold_fields(gold_df) if GOLD_FIELDS[n].kind not in DOWNSTREAM_KINDS]
-    parsed_columns = sorted({GOLD_FIELDS[n].column for n in names})
+    parsed_columns = sorted({parsed_column(n) for n in names})
     # The parsed side is renamed so it never clashes with a gold column of the same name.
     parsed = qdf.select(
         pl.col("question_id").alias("_qid"),
@@ -79,7 +80,8 @@ def evaluate(
     for name in names:
         spec = GOLD_FIELDS[name]
         rows = joined.filter(pl.col(name).is_not_null())
-        got_values = observed(rows.select(pl.col(f"_got_{spec.column}").alias(spec.column)), name)
+        column = parsed_column(name)
+        got_values = observed(rows.select(pl.col(f"_got_{column}").alias(column)), name)
         expected = rows[name].to_list()
         found, errors = rows["_found"].fill_null(False).to_list(), rows["_error"].to_list()
         ok, counts = [], []
@@ -155,8 +157,8 @@ def _polars(question_df: Any) -> pl.DataFrame:
     if isinstance(question_df, ParsedQuestion):
         question_df = [question_df]
     if isinstance(question_df, list):
-        return pl.from_arrow(rows_to_table(question_df))
-    return pl.from_arrow(frame_to_table(question_df))
+        return polars_from_arrow(rows_to_table(question_df))
+    return polars_from_arrow(frame_to_table(question_df))
 
 
 def _show(value: Any) -> str:

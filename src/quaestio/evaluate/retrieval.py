@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from ..analysis.text import fold_phrase as fold
+from ..io import polars_from_arrow
 from ..satellites import Satellites
 from .gold import read_gold
 
@@ -150,4 +151,4 @@ def to_polars(frame: Any) -> pl.DataFrame:
         return frame
     if "pandas" in sys.modules and isinstance(frame, sys.modules["pandas"].DataFrame):
         return pl.from_pandas(frame)
-    return pl.from_arrow(frame)
+    return polars_from_arrow(frame)

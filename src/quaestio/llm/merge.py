@@ -132,14 +132,16 @@ def _variants(draft: Draft, concept: str, span: tuple[int, int, str] | None) -> 
     )
     out = []
     for e in entries:
-        here = span is not None and " ".join(t.folded for t in tokenize(e.keyword)) == span[2]
+        folded = " ".join(t.folded for t in tokenize(e.keyword))
+        at = span if span is not None and folded == span[2] else None
+        here = at is not None
         out.append(
             {
                 "text": e.keyword,
                 "weight": e.weight,
                 "source": KeywordSource.EXPERT_DICTIONARY,
-                "span_start": span[0] if here else None,
-                "span_end": span[1] if here else None,
+                "span_start": at[0] if at is not None else None,
+                "span_end": at[1] if at is not None else None,
                 "rule_id": f"concept_keywords:{e.concept}/{e.language}/{e.keyword}",
                 "concept": e.concept,
                 "language": e.language,

@@ -372,6 +372,8 @@ def _minimal(schema: dict[str, Any], text: str) -> Any:
     kind = schema.get("type")
     if kind == "object":
         return {k: _minimal(v, text) for k, v in (schema.get("properties") or {}).items()}
+    if kind is None:
+        return None
     return {"array": [], "string": text, "boolean": False, "integer": 0, "number": 0}.get(kind)
 
 

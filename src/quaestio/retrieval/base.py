@@ -53,6 +53,12 @@ class Backend:
         self.rows = rows_of(self.chunks, self.granularity)
         self._fit()
 
+    def indexed_chunks(self) -> pa.Table:
+        """The chunks table given to `index` (a backend reads it only once indexed)."""
+        if self.chunks is None:
+            raise RuntimeError(f"the {self.name} backend has no chunks yet: call index() first")
+        return self.chunks
+
     def _fit(self) -> None:
         raise NotImplementedError
 
@@ -116,14 +122,16 @@ def materialise(
     flat = [h for found in hits for h in found]
     # Chunk columns are gathered with one Arrow `take`; the rest are built column-wise.
     taken = chunks.select(list(_COLUMNS)).take(pa.array([h.row for h in flat], pa.int64()))
-    columns: dict[str, object] = {c: taken.column(c) for c in _COLUMNS}
+    columns: dict[str, Any] = {c: taken.column(c) for c in _COLUMNS}  # Arrow columns or lists
     columns["question_id"] = [r["question_id"] for r, found in zip(records, hits) for _ in found]
     columns["rank"] = [i for found in hits for i in range(1, len(found) + 1)]
     columns["score"] = [float(h.score) for h in flat]
     columns["backend"] = [backend] * len(flat)
     for name in HIT_COLUMNS:
         if name not in columns:
-            default = [] if name == "matched_keywords" else False if name == "pinned" else None
+            default: list | bool | None = (
+                [] if name == "matched_keywords" else False if name == "pinned" else None
+            )
             columns[name] = [h.extra.get(name, default) for h in flat]
     arrays = [
         pa.array(columns[f.name], f.type)

@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -81,11 +82,11 @@ class BM25Backend(Backend):
             raise ValueError(f"variant_weight must be between 0 and 1, not {variant_weight!r}")
         self.k1, self.b, self.query, self.variant_weight = k1, b, query, variant_weight
         self.sources = set(sources) if sources is not None else None
-        self.model = None
+        self.model: Any = None  # a bm25s.BM25 once fitted (bm25s ships no types)
 
     def _fit(self) -> None:
-        texts = self.chunks.column("generation_text").take(self.rows).to_pylist()
-        names = self.chunks.column("doc_id").take(self.rows).to_pylist()
+        texts = self.indexed_chunks().column("generation_text").take(self.rows).to_pylist()
+        names = self.indexed_chunks().column("doc_id").take(self.rows).to_pylist()
         # The document's name is a field of every chunk (as a search engine indexes the
         # file name): "under the MPL", "3M's 2018 10-K" name the document, not the passage.
         self.fit_tokens([tokenize(t) + name_tokens(n) for t, n in zip(texts, names)])
@@ -134,7 +135,8 @@ class BM25Backend(Backend):
     def _retrieve(self, records: list[dict], k: int, allow) -> list[list[Hit]]:
         from ._kernels import topk
 
-        vocab, out = self.vocab, []
+        vocab = self.vocab
+        out: list[list[Hit]] = []
         for n, record in enumerate(records):
             terms = self.weighted_query(record)
             raw = self.query == "raw" or not record.get("keywords")

@@ -59,8 +59,9 @@ def substitute_value(question: str, value: str, language: str | None) -> str:
         if found is not None:
             repl = found.expand(template.replace("{value}", value.replace("\\", "")))
             return question[: found.start()] + repl + question[found.end() :]
-    end = _END.search(question)
-    return f"{question[: end.start()]} ({value}){question[end.start() :]}"
+    end = _END.search(question)  # always matches (at the end, at worst)
+    cut = end.start() if end is not None else len(question)
+    return f"{question[:cut]} ({value}){question[cut:]}"
 
 
 def fuse(lists: list[list[Hit]], labels: list[str], k: int) -> list[Hit]:

@@ -60,7 +60,7 @@ class DenseBackend(Backend):
         self.vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
 
     def _fit(self) -> None:
-        texts = self.chunks.column("representation_text").take(self.rows).to_pylist()
+        texts = self.indexed_chunks().column("representation_text").take(self.rows).to_pylist()
         self.vectors = self.embedder.encode_passages(texts)
 
     def restore(self, vectors: np.ndarray, chunks) -> None:
@@ -128,6 +128,8 @@ class DenseBackend(Backend):
         return len(text.split()) <= self.hyde_max_words or best < self.hyde_min_score
 
     def _hyde(self, text, q, scores, mask, k) -> list[Hit]:
+        if self.writer is None:  # __init__ requires one unless hyde="off"
+            raise RuntimeError("HyDE needs a hyde_writer")
         passages = [re.sub(r"\d[\d.,:/-]*", "", p).strip() for p in self.writer(text, self.hyde_n)]
         passages = [p for p in passages if p]
         if not passages:

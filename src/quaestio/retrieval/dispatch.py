@@ -147,7 +147,7 @@ def _hits(index, retriever, record, k, funnel):
 
 
 def _clarify_row(record: dict) -> pa.Table:
-    row = {name: None for name in HITS_SCHEMA.names}
+    row: dict[str, Any] = {name: None for name in HITS_SCHEMA.names}
     row.update(
         question_id=record["question_id"],
         rank=0,

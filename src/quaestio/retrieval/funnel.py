@@ -75,7 +75,7 @@ def run_funnel(
     allow = [f.mask for f in filters] if filters else None
     found = backend.retrieve(records, max(funnel.first_pass, k), allow)
     granularity = backend.granularity
-    out = []
+    out: list[list[Hit]] = []
     dense = None
     if funnel.reranker in ("bi-encoder", "windows") and not index.embedding_model:
         index.check_model(None)  # raises: the bi-encoder re-score needs the index's vectors
@@ -99,6 +99,8 @@ def run_funnel(
     )
     for n, hits in enumerate(found):
         if filters and len(filters[n].pinned):
+            if gran is None:  # read above whenever a filter pins rows
+                raise RuntimeError("pinned rows without their granularities")
             have = {h.row for h in hits}
             for h in hits:
                 h.extra["pinned"] = h.row in set(filters[n].pinned.tolist())
@@ -110,7 +112,11 @@ def run_funnel(
         if not hits:
             out.append([])
             continue
-        sims = _similarity(index, dense, qvecs[n], hits) if dense is not None else None
+        sims = (
+            _similarity(index, dense, qvecs[n], hits)
+            if dense is not None and qvecs is not None
+            else None
+        )
         if threshold is not None and sims is not None:
             keep = [i for i, h in enumerate(hits) if sims[i] >= threshold or h.extra.get("pinned")]
             hits, sims = [hits[i] for i in keep], sims[keep]

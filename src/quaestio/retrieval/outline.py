@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Sequence
 
 import regex
 
@@ -45,7 +46,7 @@ _SEPARATOR = regex.compile(r"^[ \t]*[.:)\-–—][ \t]*")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 
 
-def outline_nodes(text: str, page_starts: list[int] = ()) -> list[Node] | None:
+def outline_nodes(text: str, page_starts: Sequence[int] = ()) -> list[Node] | None:
     """The heading nodes of plain `text`, or None when it has fewer than two headings."""
     lines = text.splitlines(keepends=True)
     offsets = [0]

@@ -53,7 +53,7 @@ class ParentBackend(Backend):
                 if row not in parents:
                     extra = {key: v for key, v in hit.extra.items()}
                     extra.update(
-                        child_chunk_id=self.chunks.column("chunk_id")[hit.row].as_py(),
+                        child_chunk_id=self.indexed_chunks().column("chunk_id")[hit.row].as_py(),
                         child_score=hit.score,
                         _child_row=hit.row,
                     )

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import WarningCode
 from .errors import (
     W301_EMPTY,
     W302_BINARY,
@@ -169,7 +170,7 @@ def _present(value: Any) -> bool:
         return True
 
 
-def _skip(skipped: list, source: str, code: str, reason: str, *, skipped_doc: bool = True):
+def _skip(skipped: list, source: str, code: WarningCode, reason: str, *, skipped_doc: bool = True):
     skipped.append(
         {
             "source": source,

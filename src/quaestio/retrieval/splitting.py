@@ -88,7 +88,8 @@ def sentence_spans(text: str, start: int, end: int, language: str | None = None)
     """
     from sentencex import segment
 
-    out, pos = [], start
+    out: list[tuple[int, int]] = []
+    pos = start
     piece = text[start:end]
     lang = (language or "en").split("-")[0].lower()
     try:

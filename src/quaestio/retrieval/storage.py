@@ -242,6 +242,8 @@ def read_index(folder: Path, *, attempts: int = 5) -> tuple[pa.Table, pa.Table, 
 
 def _read(folder: Path, retry: bool = True):
     raw = _manifest_bytes(folder, retry)
+    if raw is None:  # only a quiet read returns None; this one raises instead
+        raise IndexFormatError(f"{folder}: manifest.json cannot be read")
     manifest = check_manifest(raw, folder)
     try:
         blobs = {
@@ -251,7 +253,7 @@ def _read(folder: Path, retry: bool = True):
         }
         documents = _parquet(blobs.pop("documents.parquet"), "documents.parquet")
         chunks = _parquet(blobs.pop("chunks.parquet"), "chunks.parquet")
-        stored = {}
+        stored: dict[tuple[str, str], Any] = {}  # bm25 arrays (dicts) or dense vectors
         for g in manifest["granularities"]:
             stored[("bm25", g)] = _bm25(blobs, g, manifest["rows"].get(g, 0))
             stored[("bm25", g)]["params"] = manifest["bm25"]

@@ -294,7 +294,7 @@ def _apply(
     index = Index(documents, chunks, manifest)
     embedded, reused = _fit(old, index)
     before, after = set(known_order(old)), kept
-    record = {
+    record: dict[str, Any] = {
         "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "operation": operation,
         "added": sorted(fresh - before),

@@ -235,12 +235,12 @@ def _read_files(table: str, files, raw: dict, failures: list, prefix: str) -> No
                 first_row = 0
             else:
                 with entry.open("rb") as fh:
-                    frame, problems = read_csv_rows(fh.read(), label, table)
+                    rows, problems = read_csv_rows(fh.read(), label, table)
                 failures += problems
-                if frame is None:
+                if rows is None:
                     continue
                 # `_row`: the line each row starts on, as an editor shows it (header: 1).
-                raw[table].append(frame.with_columns(pl.lit(label).alias("_source")))
+                raw[table].append(rows.with_columns(pl.lit(label).alias("_source")))
                 continue
         except Exception as exc:  # a file polars cannot read is one more failure to report
             failures.append(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import Any
 
 import polars as pl
 
@@ -84,7 +86,7 @@ CHOICES: dict[str, tuple[str, ...]] = {"chunk_strategy": ("sequential", "combine
 _LANGUAGE = re.compile(r"[a-z]{2,3}")
 
 
-_PARSERS = {
+_PARSERS: dict[type, Callable[[str], object]] = {
     bool: lambda v: {"true": True, "false": False}[v.lower()],
     int: int,
     float: float,
@@ -95,7 +97,9 @@ _PARSERS = {
 def parse_defaults(frame: pl.DataFrame) -> Defaults:
     """Build `Defaults` from the table; unknown keys and bad values are all reported."""
     known = {f.name: f for f in fields(Defaults)}
-    values, failures = {}, []
+    # Each value has its field's type: `_PARSERS[kind]` built it.
+    values: dict[str, Any] = {}
+    failures: list[dict] = []
     has_pos = "_source" in frame.columns
     for rec in frame.iter_rows(named=True):
         key, value = rec["key"], rec["value"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -18,7 +19,7 @@ log = logging.getLogger("quaestio.serve")
 
 
 def problem(
-    status: int, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
+    status: int, detail: str, *, headers: Mapping[str, str] | None = None, **extra: Any
 ) -> JSONResponse:
     body = {
         "type": "about:blank",
@@ -37,7 +38,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException):
         detail = exc.detail if isinstance(exc.detail, str) else "request refused"
-        extra = exc.detail if isinstance(exc.detail, dict) else {}
+        extra: dict[str, Any] = exc.detail if isinstance(exc.detail, dict) else {}
         if extra:
             detail = str(extra.pop("detail", HTTPStatus(exc.status_code).phrase))
         return problem(exc.status_code, detail, headers=exc.headers, **extra)

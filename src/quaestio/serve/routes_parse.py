@@ -124,14 +124,14 @@ def parse_rows(svc: Service, questions: list, options: ParseOptions) -> list[dic
             else []
         )
     for i in long:
-        exc = QuestionError(
+        too_long = QuestionError(
             ReasonCode.QUESTION_TOO_LONG,
             f"the question is over {c.max_question_chars} characters",
             row=i,
             column="question",
             value=f"{len(questions[i])} characters",
         )
-        rows[i] = to_record(_error_row(f"q{i}", questions[i][:200], exc, sats))
+        rows[i] = to_record(_error_row(f"q{i}", questions[i][:200], too_long, sats))
     svc.metrics.count_rows(r.get("llm_status") for r in rows)
     return rows
 

@@ -7,7 +7,7 @@ which on an idle stream can be a heartbeat away; here a second task listens for
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import anyio
 from starlette.responses import Response
@@ -22,7 +22,7 @@ HEADERS = [
 class EventStream(Response):
     media_type = "text/event-stream"
 
-    def __init__(self, frames: AsyncIterator[bytes], headers: dict[str, str] | None = None):
+    def __init__(self, frames: AsyncGenerator[bytes, None], headers: dict[str, str] | None = None):
         super().__init__(status_code=200)
         self.frames = frames
         self.stream_headers = HEADERS + [

@@ -127,6 +127,8 @@ def router(wb: Workbench) -> APIRouter:
                 "conflicts": result.conflicts,
             }
         new = result.sats if result else snap.sats
+        if new is None:
+            raise RuntimeError("a plan that is ok holds the tables it validated")
         rows = await _run(preview.try_question, question, snap.sats, new)
         return {"ok": True, "html": wb.fragment("_try.html", question=question, rows=rows)}
 
@@ -144,6 +146,8 @@ def router(wb: Workbench) -> APIRouter:
                 "failures": _failures(result.failures),
                 "conflicts": result.conflicts,
             }
+        if result.sats is None:
+            raise RuntimeError("a plan that is ok holds the tables it validated")
         questions = _questions(wb, data)
         tables = sorted({op["table"] for op in result.records if op["table"] in SPECS})
         diff = await _run(preview.table_diff, snap.sats, result.sats, tables)
@@ -198,7 +202,8 @@ def router(wb: Workbench) -> APIRouter:
                     f"see the change log",
                 },
             )
-        values = data.get("values") if isinstance(data.get("values"), dict) else {}
+        given = data.get("values")
+        values = given if isinstance(given, dict) else {}
         ops = cand_mod.decision_ops(cand, decision, values, wb.store.snapshot(), who)
         try:
             entry = await _run(

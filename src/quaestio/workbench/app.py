@@ -18,7 +18,7 @@ CSP = (
 
 
 def create_workbench_app(
-    satellites_dir: str | Path,
+    satellites_dir: str | Path | None,
     *,
     authorize: Authorize | None = None,
     questions: str | Path | Sequence[str] | None = None,

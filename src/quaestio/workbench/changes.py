@@ -128,7 +128,7 @@ def _apply(snap, work, op: Op, i: int, result: Plan, changed) -> dict | None:
     if (
         op.table in SIDE_TABLES
         and op.action != "delete"
-        and not all(clean(op.values.get(k)) for k in SIDE_TABLES[op.table])
+        and not all(clean((op.values or {}).get(k)) for k in SIDE_TABLES[op.table])
     ):
         return _problem(op.table, None, ",".join(SIDE_TABLES[op.table]), None, "value is required")
     found = _find(work, op.table, op.key) if op.action != "add" else None
@@ -190,14 +190,14 @@ def _apply(snap, work, op: Op, i: int, result: Plan, changed) -> dict | None:
     if after is not None:
         changed.setdefault(op.table, set()).add((tf.name, line))
         # rows below a deletion move up a line: only the edited row's line is needed here
+    described = before if after is None else after
+    assert described is not None, "a delete always has the row it removes"
     result.records.append(
         {
             "table": op.table,
             "file": tf.name,
             "action": op.action,
-            "key": dict(
-                zip(_key_cols(op.table), key_of(op.table, before if after is None else after))
-            ),
+            "key": dict(zip(_key_cols(op.table), key_of(op.table, described))),
             "before": _clean_row(before),
             "after": _clean_row(after),
             "line": line if after is not None else None,

@@ -7,7 +7,7 @@ import getpass
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from fastapi import HTTPException, Request
@@ -18,6 +18,9 @@ from . import candidates as cand_mod
 from .coverage import Coverage, compute
 from .preview import read_questions
 from .store import LOG_DIR, Store
+
+if TYPE_CHECKING:
+    import polars as pl
 
 Authorize = Callable[[Request, str], str]
 # The roles asked of `authorize`: pages and previews, and anything that writes.
@@ -47,7 +50,7 @@ class Workbench:
         self.candidates_path = (
             Path(candidates) if candidates else folder / LOG_DIR / CANDIDATES_FILE
         )
-        self._docs = None
+        self._docs: pl.DataFrame | None = None  # the corpus, read on first use
         self._coverage: tuple[int, Coverage] | None = None
         self._compute = threading.Lock()
         self.env = jinja2.Environment(

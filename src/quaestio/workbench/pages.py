@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 
@@ -52,16 +53,19 @@ def router(wb: Workbench) -> APIRouter:
             log=changelog.read_log(snap.folder),
         )
 
+    def not_loading(request: Request):
+        return wb.page(
+            request,
+            "message.html",
+            title="Coverage",
+            message="The folder does not load; fix the rows on the home page.",
+        )
+
     @r.get("/coverage")
     def coverage(request: Request):
         snap = wb.store.snapshot()
         if snap.sats is None:
-            return wb.page(
-                request,
-                "message.html",
-                title="Coverage",
-                message="The folder does not load; fix the rows on the home page.",
-            )
+            return not_loading(request)
         cov = wb.coverage(snap.sats)
         return wb.page(
             request, "coverage.html", cov=cov, questions=wb.questions, corpus=wb.corpus is not None
@@ -72,6 +76,8 @@ def router(wb: Workbench) -> APIRouter:
         from .coverage import concept_examples
 
         snap = wb.store.snapshot()
+        if snap.sats is None:  # was a 500: coverage computed on no tables
+            return not_loading(request)
         cov = wb.coverage(snap.sats)
         return wb.page(
             request,
@@ -134,7 +140,9 @@ def router(wb: Workbench) -> APIRouter:
         _known(table)
         snap = wb.store.snapshot()
         needle = q.casefold().strip()
-        every = [(tf.name, i + 2, rec) for tf, i, rec in snap.rows(table)]
+        every: list[tuple[str, int | None, dict[str, Any]]] = [
+            (tf.name, i + 2, rec) for tf, i, rec in snap.rows(table)
+        ]
         if not every and snap.sats is not None:  # bundled rows: shown, not editable here
             every = [
                 ("bundled", None, {k: None if v is None else str(v) for k, v in rec.items()})

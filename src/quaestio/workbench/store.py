@@ -44,6 +44,15 @@ class Snapshot:
     failures: list[dict[str, Any]]  # the loader's failure cases when it does not
     signature: tuple
 
+    def loaded(self) -> Satellites:
+        """The validated tables, for the steps that need a folder that loads."""
+        if self.sats is None:
+            raise RuntimeError(
+                f"the satellite folder {self.folder} does not load "
+                f"({len(self.failures)} failures): fix it first"
+            )
+        return self.sats
+
     def in_folder(self, table: str) -> bool:
         return bool(self.files.get(table))
 

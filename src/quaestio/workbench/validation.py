@@ -104,14 +104,15 @@ def check(
     if failures:
         return None, _unique(failures)
     tables = {
-        t: links[t].drop("_source", "_row") if t in typed else snap.sats.tables[t] for t in TABLES
+        t: links[t].drop("_source", "_row") if t in typed else snap.loaded().tables[t]
+        for t in TABLES
     }
     origins = {
-        t: tuple(tf.name for tf in files[t]) if t in files else snap.sats.origins[t]
+        t: tuple(tf.name for tf in files[t]) if t in files else snap.loaded().origins[t]
         for t in TABLES
     }
     new = Satellites(tables, origins)
-    carry_caches(snap.sats, new, set(files))
+    carry_caches(snap.loaded(), new, set(files))
     return new, []
 
 
@@ -138,7 +139,7 @@ def check_full(
 
 def _positioned(snap: Snapshot, table: str) -> pl.DataFrame:
     """A loaded table with the file and line of each row, as `validate_links` reports them."""
-    frame = snap.sats.tables[table]
+    frame = snap.loaded().tables[table]
     pos = with_positions(snap.files.get(table, []))
     if pos.height == frame.height:
         return frame.with_columns(pos["_source"], pos["_row"])

@@ -127,7 +127,7 @@ def search(
         facts = index.refresh(conn)
         stats = facts["granularities"].get(granularity)
         if stats is None:
-            hits = [[] for _ in records]
+            hits: list[list[Hit]] = [[] for _ in records]
         else:
             width = max(funnel.first_pass, k)
             # Read on the connection this search holds: a second one could wait on the pool
@@ -408,7 +408,7 @@ def _materialise(index, conn, records: list[dict], hits: list[list[Hit]]) -> pa.
     columns["backend"] = ["postgres"] * len(flat)
     for f in HITS_SCHEMA:  # the per-source columns, and any column this module does not know
         if f.name not in columns:
-            default = (
+            default: list | bool | None = (
                 [] if pa.types.is_list(f.type) else False if pa.types.is_boolean(f.type) else None
             )
             columns[f.name] = [h.extra.get(f.name, default) for h in flat]

@@ -278,8 +278,8 @@ class PostgresIndex:
             vectors = _vectors(index)
             if vectors is not None:
                 vectors = vectors[new_rows]
-            elif self.vector_model(self._last(conn)):
-                vectors = _embed(written, self.vector_model(self._last(conn)))
+            elif model := self.vector_model(self._last(conn)):
+                vectors = _embed(written, model)
             self._write_chunks(conn, written, vectors)
             return self._record(
                 conn,
