@@ -12,6 +12,7 @@ away on a long input.
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
 import polars as pl
 import regex
@@ -78,8 +79,7 @@ def check(
         mine = (
             frame.filter(
                 pl.struct("_source", "_row").map_elements(
-                    lambda s, rows=rows: (s["_source"], s["_row"]) in rows,
-                    return_dtype=pl.Boolean,
+                    partial(_is_changed, rows=rows), return_dtype=pl.Boolean
                 )
             )
             if rows
@@ -227,3 +227,7 @@ def _folded_duplicates(typed: pl.DataFrame, rows: set[tuple[str, int]]) -> list[
                 )
             )
     return out
+
+
+def _is_changed(row: dict, rows: set) -> bool:
+    return (row["_source"], row["_row"]) in rows
