@@ -389,3 +389,29 @@ def test_literal_gate_never_drops_a_matching_rule(bundled, family):
         kept = {r.rule_id for r in gate.candidates(question.casefold())}
         missed = [r.rule_id for r in rules if r.pattern.search(question) and r.rule_id not in kept]
         assert missed == [], f"{question!r}: the prefilter dropped {missed}"
+
+
+def test_a_repeated_question_gets_the_same_row(bundled):
+    """Gate answers and rule matches are remembered per text: a question asked again (or a
+    text two steps read, as hints and scope read the page and section rows) must give the
+    row it gave the first time, in the same process."""
+    from quaestio.analysis import gate, rules
+
+    questions = QUESTIONS + MORE
+    for q in questions:  # compile the rows first: a first compile counts on the regex budget
+        parse_question(q, bundled)
+    rules._MATCHES.clear()
+    gate._LITERALS._state = None
+    for family in sorted(set(bundled.tables["cues"]["family"])):
+        rules.cue_rules(bundled, family).gate._memo.clear()
+        rules.cue_rules(bundled, family)._free_memo.clear()
+    first = [parse_question(q, bundled).model_dump() for q in questions]
+    again = [parse_question(q, bundled).model_dump() for q in questions]
+    assert rules._MATCHES  # the second pass had something to remember
+    for one, two in zip(first, again):
+        for row in (one, two):  # wall-clock figures: a loaded machine may spend the budget
+            row["provenance"].pop("latency_ms")
+            row["provenance"]["warnings"] = [
+                w for w in row["provenance"]["warnings"] if not w.startswith(("W101", "W104"))
+            ]
+        assert one == two

@@ -63,13 +63,14 @@ class RuleSet:
 # Results are remembered for questions (a batch repeats some, and hints and scope read the
 # same page and section rows); long texts are not kept, and a full table starts again.
 _MEMO_CHARS = 2000
-_MEMO_SIZE = 4096
+_MEMO_SIZE = 4096  # texts a rule set remembers
+_MATCHES_SIZE = 32768  # (text, rule) pairs remembered: a question runs about fifteen rules
 
 
-def _remember(memo: dict, key, value) -> None:
+def _remember(memo: dict, key, value, size: int = _MEMO_SIZE) -> None:
     if len(key[0] if isinstance(key, tuple) else key) > _MEMO_CHARS:
         return
-    if len(memo) >= _MEMO_SIZE:
+    if len(memo) >= size:
         memo.clear()
     memo[key] = value
 
@@ -177,7 +178,7 @@ def finditer(
             f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped"
         )
         return []
-    _remember(_MATCHES, key, found)
+    _remember(_MATCHES, key, found, _MATCHES_SIZE)
     return list(found)
 
 
