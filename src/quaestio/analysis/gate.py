@@ -66,7 +66,10 @@ class _SharedLiterals:
                 needs.append(need >> base)
             if self._next > base:
                 self._state = None
-            return base, needs
+        # Built now, with the gate, not on the next question: the first question's regex
+        # budget (`rules.candidates` is timed) must not pay for the automaton.
+        self._build()
+        return base, needs
 
     def present(self, folded: str) -> int:
         """The factors (of every gate) one of whose literals occurs in `folded`."""
