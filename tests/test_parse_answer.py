@@ -8,6 +8,7 @@ from quaestio.analysis.answer import answer_shape_and_type
 from quaestio.analysis.gate import DIGIT, LiteralGate, _literal_factors
 from quaestio.analysis.pipeline import DEFAULT_STEPS
 from quaestio.analysis.rules import cue_rules
+from quaestio.satellites import bundled_satellites
 
 # The answer step reads what the steps before it found (language, concepts); the later
 # steps do not change its columns.
@@ -276,6 +277,16 @@ def test_a_shape_cue_must_target_a_shape(sat_folder):
         (r"\bQ\d\b", [{DIGIT}]),  # a digit is looked for, not a literal
         (r"(?:19|20)\d{2}", [{DIGIT}, {"19", "20"}]),
         (r"(?:\d+|twenty)\s+years", [{DIGIT, "twenty"}, {"years"}]),
+        # `re` escapes are not `regex`-only ones: a quote row is read like any other
+        (r'"(?P<term>[^"\n]{1,200})"', [{'"'}]),
+        (r"\x41bc", [{"abc"}]),
+        # a letter class of `regex` needs no literal, the words around it do
+        (r"\bsee\s+[\p{L}'-]+\s+table\b", [{"see"}, {"table"}]),
+        (r"(?-i:\p{Lu}\p{Ll}+)\s+clause", [{"clause"}]),
+        # a group name repeated across alternatives (`re` rejects it), and a back reference
+        (r"\bsee\s+(?:(?P<n>annex)|(?P<n>schedule))", [{"see"}, {"annex", "schedule"}]),
+        (r"(?P<w>in|on)\s+x+\s+(?P=w)\s+notes", [{"in", "on"}, {"notes"}]),
+        (r"\bfoo\s+\mbar", []),  # `regex`-only escapes still opt out
     ],
 )
 def test_literal_factors(pattern, factors):
@@ -297,6 +308,16 @@ QUESTIONS = [q for q, _, _ in CASES] + [
 
 MORE = [
     "Show the table on page 12 of the 2023 report",
+    "See the table in the annex, pages 3-5 and slide 2",
+    'What does the section "Limits of Liability" say, under the heading Exclusions Générales?',
+    "What is in the chart on this slide and in the image of the deck?",
+    "Contracts with Acme Corp signed since 2021 and before March 2023",
+    "What changed in the 2023 edition, version 2.1 of the policy?",
+    "How many more goals were scored in 2010 than in 2011?",
+    "¿Qué es la prima y cuál es el deducible, tanto en España como en Francia?",
+    "Who is the insured and what is their address?",
+    "What does it cover?",
+    "Tell me about that",
     'What does "force majeure" mean?',
     "Contracts signed between March 2021 and Q3 2022 with Acme Corp",
     "See section 4.2",
@@ -329,11 +350,75 @@ def test_rule_sets_never_drop_a_matching_rule(bundled):
             assert missed == [], f"{question!r}: the prefilter dropped {missed}"
 
 
-@pytest.mark.parametrize("family", ["answer_type", "answer_shape", "answer_type_concept"])
+def test_the_gate_reads_every_cue_row_that_has_a_literal(bundled):
+    """A row the gate cannot read runs on every question: a bundled row may stay unread
+    only because no literal is required of its matches (`\\w`, a lone letter), never
+    because its syntax (a `regex` escape, a repeated group name) defeated the reading."""
+    import re
+    import re._parser as sre_parse
+
+    from quaestio.analysis.gate import _REGEX_ONLY, _for_re
+
+    unread = [
+        r
+        for f in sorted(set(bundled.tables["cues"]["family"]))
+        for r, need in zip(cue_rules(bundled, f).rules, cue_rules(bundled, f).gate.needs)
+        if not need
+    ]
+    for rule in unread:
+        readable = _for_re(rule.pattern.pattern)
+        assert not _REGEX_ONLY.search(readable), rule.rule_id
+        sre_parse.parse(readable, re.IGNORECASE)  # raises when `re` cannot read it
+    assert len(unread) < 20
+
+
+def test_a_gate_built_later_sees_a_text_an_earlier_gate_remembered():
+    """The literal pass is shared and remembered per text: a gate added afterwards (a new
+    family, a language's rows) must still find its own literals in that text."""
+    import regex
+
+    class Row:
+        def __init__(self, pattern):
+            self.pattern = regex.compile(pattern)
+
+    first, second = Row(r"\balpha\b"), Row(r"\bomega\s+\d+")
+    text = "alpha and omega 12"
+    assert LiteralGate([first]).candidates(text) == [first]
+    assert LiteralGate([second]).candidates(text) == [second]
+    assert LiteralGate([second]).candidates("omega without a number") == []
+
+
+@pytest.mark.parametrize("family", sorted(set(bundled_satellites().tables["cues"]["family"])))
 def test_literal_gate_never_drops_a_matching_rule(bundled, family):
     rules = list(cue_rules(bundled, family))
     gate = LiteralGate(rules)
-    for question in QUESTIONS:
+    for question in QUESTIONS + MORE:
         kept = {r.rule_id for r in gate.candidates(question.casefold())}
         missed = [r.rule_id for r in rules if r.pattern.search(question) and r.rule_id not in kept]
         assert missed == [], f"{question!r}: the prefilter dropped {missed}"
+
+
+def test_a_repeated_question_gets_the_same_row(bundled):
+    """Gate answers and rule matches are remembered per text: a question asked again (or a
+    text two steps read, as hints and scope read the page and section rows) must give the
+    row it gave the first time, in the same process."""
+    from quaestio.analysis import gate, rules
+
+    questions = QUESTIONS + MORE
+    for q in questions:  # compile the rows first: a first compile counts on the regex budget
+        parse_question(q, bundled)
+    rules._MATCHES.clear()
+    gate._LITERALS._state = None
+    for family in sorted(set(bundled.tables["cues"]["family"])):
+        rules.cue_rules(bundled, family).gate._memo.clear()
+        rules.cue_rules(bundled, family)._free_memo.clear()
+    first = [parse_question(q, bundled).model_dump() for q in questions]
+    again = [parse_question(q, bundled).model_dump() for q in questions]
+    assert rules._MATCHES  # the second pass had something to remember
+    for one, two in zip(first, again):
+        for row in (one, two):  # wall-clock figures: a loaded machine may spend the budget
+            row["provenance"].pop("latency_ms")
+            row["provenance"]["warnings"] = [
+                w for w in row["provenance"]["warnings"] if not w.startswith(("W101", "W104"))
+            ]
+        assert one == two

@@ -1,13 +1,17 @@
 """A literal prefilter for a set of rule rows: which rules can match this text at all.
 
 Shared by every family of cue rows (answer types and shapes, dates, hints, scope, anchors,
-explicit terms): parsing each pattern once for the literals any match must contain is
-cheaper, question after question, than running every pattern or one big alternation.
+explicit terms) and the confirmation patterns: parsing each pattern once for the literals
+any match must contain is cheaper, question after question, than running every pattern or
+one big alternation. Every gate's literals live in one automaton (`_SharedLiterals`), so a
+question is casefolded and scanned once for all the families that ask about it, however
+many gates it meets; each gate then only looks up which of its own factors were present.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import warnings
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
@@ -24,6 +28,82 @@ else:
 # checked for a digit instead of looking the sentinel up in the automaton.
 DIGIT = "\x00digit"
 _HAS_DIGIT = re.compile(r"\d")
+# Texts longer than this (passages scanned for confirmation) are not memoised: a question
+# is asked about by a dozen gates, a passage by one.
+_MEMO_CHARS = 2000
+_MEMO_SIZE = 4096  # texts remembered per table before it is emptied and starts again
+
+
+class _SharedLiterals:
+    """One automaton over the literals of every gate of the process: a text is scanned once
+    for the factors of all of them, and the answer kept for the next gate that asks.
+
+    Factor ids are global (each gate takes fresh ones) and a set of them is an int, one bit
+    per factor, so what a text holds is one int, and whether a gate's rule can match is
+    `need & present == need`: a few machine words, however many gates there are."""
+
+    def __init__(self) -> None:
+        self._factors: dict[str, int] = {DIGIT: 0}  # literal -> the factors it satisfies
+        self._next = 0
+        self._lock = threading.Lock()
+        # (automaton, digit factors, memo) replaced together, so that a reader never mixes
+        # the factors of two generations
+        self._state: tuple[ahocorasick.Automaton, int, dict[str, int]] | None = None
+
+    def register(self, factors: list[list[frozenset[str]]]) -> tuple[int, list[int]]:
+        """Bits for the factors of one gate's rules (a rule: a list of literal sets): the
+        gate's first bit, and each rule's needs counted from there (the gate reads its own
+        part of `present` with one shift, and works on small ints)."""
+        with self._lock:
+            base, needs = self._next, []
+            for rule in factors:
+                need = 0
+                for factor in rule:
+                    bit = 1 << self._next
+                    self._next += 1
+                    need |= bit
+                    for literal in factor:
+                        self._factors[literal] = self._factors.get(literal, 0) | bit
+                needs.append(need >> base)
+            if self._next > base:
+                self._state = None
+        # Built now, with the gate, not on the next question: the first question's regex
+        # budget (`rules.candidates` is timed) must not pay for the automaton.
+        self._build()
+        return base, needs
+
+    def present(self, folded: str) -> int:
+        """The factors (of every gate) one of whose literals occurs in `folded`."""
+        automaton, digit, memo = self._state or self._build()
+        found = memo.get(folded)
+        if found is not None:
+            return found
+        found = 0
+        if len(automaton):
+            for _, bits in automaton.iter(folded):
+                found |= bits
+        if digit and _HAS_DIGIT.search(folded):
+            found |= digit
+        if len(folded) <= _MEMO_CHARS:
+            if len(memo) >= _MEMO_SIZE:
+                memo.clear()
+            memo[folded] = found
+        return found
+
+    def _build(self) -> tuple[ahocorasick.Automaton, int, dict[str, int]]:
+        with self._lock:
+            if self._state is None:
+                automaton = ahocorasick.Automaton()
+                for literal, bits in self._factors.items():
+                    if literal != DIGIT:
+                        automaton.add_word(literal, bits)
+                if len(automaton):
+                    automaton.make_automaton()
+                self._state = (automaton, self._factors[DIGIT], {})
+            return self._state
+
+
+_LITERALS = _SharedLiterals()
 
 
 class _Compiled(Protocol):
@@ -40,7 +120,7 @@ R = TypeVar("R", bound=_Gated)
 
 
 class LiteralGate(Generic[R]):
-    """A family's rules behind one Aho-Corasick pass over the casefolded question.
+    """A family's rules behind the shared Aho-Corasick pass over the casefolded question.
 
     Each pattern is parsed once for its literal factors: sets of strings, one of each must
     occur in any match (`\\bhow\\s+much\\b` needs "how" and "much"; a head-noun cue needs
@@ -50,43 +130,64 @@ class LiteralGate(Generic[R]):
     question). A pattern it cannot read has no factor: `candidates(free=True)` keeps it
     (`rules.RuleSet` asks one alternation of those rows first). The "rules" are anything
     with a compiled `.pattern`: cue rows, or the branches of confirmation patterns.
+
+    Looking a text up costs the factors it holds, not the number of rules: each rule is
+    filed under one of its factors and checked only when that one is present. A gate whose
+    rules no factor of the text can satisfy (most families, for most questions) answers
+    with its free rules at the cost of one set intersection.
     """
 
     def __init__(self, rules: list[R]):
         self.rules = tuple(rules)
-        self.needs: list[frozenset[int]] = []  # ids of the factors each rule needs
-        owners: dict[str, set[int]] = {DIGIT: set()}
-        next_id = 0
-        for rule in rules:
-            ids = []
-            for factor in _literal_factors(rule.pattern.pattern):
-                ids.append(next_id)
-                next_id += 1
-                for literal in factor:
-                    owners.setdefault(literal, set()).add(ids[-1])
-            self.needs.append(frozenset(ids))
-        self.digit_ids = frozenset(owners.pop(DIGIT))
-        self.automaton = ahocorasick.Automaton()
-        for literal, owner_ids in owners.items():
-            self.automaton.add_word(literal, frozenset(owner_ids))
-        if owners:
-            self.automaton.make_automaton()
+        # the factors each rule needs, one bit each, from the gate's first bit (see
+        # `_SharedLiterals`); 0 for a rule the gate cannot read
+        self._base, self.needs = _LITERALS.register(
+            [sorted(_literal_factors(r.pattern.pattern), key=_commonness) for r in rules]
+        )
+        self._filed: dict[int, list[int]] = {}  # lowest bit of a need -> rules filed there
+        self._free: list[int] = []  # the rules without a factor
+        keys = 0
+        for index, need in enumerate(self.needs):
+            if need:
+                low = need & -need
+                self._filed.setdefault(low, []).append(index)
+                keys |= low
+            else:
+                self._free.append(index)
+        self._keys = keys
+        self._memo: dict[tuple[str, bool], list[R]] = {}
 
     def candidates(self, folded: str, free: bool = True) -> list[R]:
         """The rules whose every literal factor occurs in `folded`, in table order; the
         rules without a factor (the gate cannot read them) only when `free`."""
-        present = (
-            frozenset().union(*{ids for _, ids in self.automaton.iter(folded)})
-            if len(self.automaton)
-            else frozenset()
-        )
-        if self.digit_ids and _HAS_DIGIT.search(folded):
-            present |= self.digit_ids
-        return [
-            rule
-            for rule, need in zip(self.rules, self.needs)
-            if need <= present and (need or free)
-        ]
+        key = (folded, free)
+        known = self._memo.get(key)
+        if known is not None:
+            return list(known)
+        present = _LITERALS.present(folded) >> self._base
+        live = self._keys & present  # 0: no rule of the gate can match ("cannot fire")
+        chosen = []
+        needs = self.needs
+        while live:
+            low = live & -live
+            live ^= low
+            chosen += [i for i in self._filed[low] if needs[i] & present == needs[i]]
+        if free:
+            chosen += self._free
+        chosen.sort()
+        found = [self.rules[index] for index in chosen]
+        if len(folded) <= _MEMO_CHARS:
+            if len(self._memo) >= _MEMO_SIZE:
+                self._memo.clear()
+            self._memo[key] = found
+        return list(found)
+
+
+def _commonness(factor: frozenset[str]) -> tuple[int, int]:
+    """How often a factor may be present, roughly: short literals and many of them are
+    common. A rule is filed under its rarest factor (the first after sorting), so that a
+    question wakes few rules: "percentage" rather than "what"."""
+    return (-min(1 if s == DIGIT else len(s) for s in factor), len(factor))
 
 
 _MAX_EXACT = 512  # strings an exact literal set may hold before it stops being tracked
@@ -94,14 +195,61 @@ _MAX_FACTORS = 16  # factors kept for an alternation (each is a union across its
 
 
 # Syntax that `re` would parse differently from `regex` (fuzzy counts, nested sets, branch
-# resets, `regex`-only escapes): such a pattern gets no prefilter and always runs.
-_REGEX_ONLY = re.compile(r"\{[^}]*[a-z<=>][^}]*\}|\[\[|\(\?\||\\[pPLXGmMKNV]", re.IGNORECASE)
+# resets, `regex`-only escapes): such a pattern gets no prefilter and always runs. Case
+# matters: `\n`, `\x41`, `\g<name>` are `re` escapes too; `\p{..}` is read by `_for_re`.
+_REGEX_ONLY = re.compile(r"\{[^}]*[a-z<=>][^}]*\}|\[\[|\(\?\||\\[LXGmMKNV]")
+# What `_for_re` rewrites, outside character classes and escapes: the openers of named
+# groups (a name may repeat across alternatives in `regex`, not in `re`).
+_NAMED_GROUP = re.compile(r"\(\?P?<(?![=!])(\w+)>")
+_PROPERTY = re.compile(r"\\([pP])(?:\{[^}]*\}|[A-Za-z])")
+
+
+def _for_re(pattern: str) -> str:
+    """The pattern in a form `re` parses with the same literals: `\\p{..}` classes become
+    `\\w` (`\\P{..}`: `\\W`), which need no literal either, and a group name seen before
+    (`regex` lets alternatives reuse one) names a plain group, so the pattern stays readable;
+    a back reference still finds the first group of its name, and requires no literal."""
+    out, i, in_class, names = [], 0, False, set()
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            prop = _PROPERTY.match(pattern, i)
+            if prop:
+                out.append("\\w" if prop.group(1) == "p" else "\\W")
+                i = prop.end()
+                continue
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            out.append(char)
+            i += 1
+            # a "]" first in the class (or after "^") is a literal, not its end
+            if pattern.startswith("^", i):
+                out.append("^")
+                i += 1
+            if pattern.startswith("]", i):
+                out.append("]")
+                i += 1
+            continue
+        elif char == "(" and (named := _NAMED_GROUP.match(pattern, i)):
+            name = named.group(1)
+            out.append("(" if name in names else f"(?P<{name}>")
+            names.add(name)
+            i = named.end()
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
 
 
 def _literal_factors(pattern: str) -> list[frozenset[str]]:
     # Read once per pattern text, and kept across processes (`satellites.facts`): reading a
-    # pattern costs more than compiling it.
-    fact = facts.key("literals", pattern)
+    # pattern costs more than compiling it. The kind names the reading's version.
+    fact = facts.key("literals-v2", pattern)
     known = facts.get(fact)
     if isinstance(known, list):
         return [frozenset(f) for f in known]
@@ -111,12 +259,13 @@ def _literal_factors(pattern: str) -> list[frozenset[str]]:
 
 
 def _read_literal_factors(pattern: str) -> list[frozenset[str]]:
-    if _REGEX_ONLY.search(pattern):
+    readable = _for_re(pattern)
+    if _REGEX_ONLY.search(readable):
         return []
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            exact, factors = _analyse(sre_parse.parse(pattern, re.IGNORECASE))
+            exact, factors = _analyse(sre_parse.parse(readable, re.IGNORECASE))
     except Exception:  # anything `re` cannot read: no prefilter, the rule always runs
         return []
     kept = [f for f in factors + ([frozenset(exact)] if exact else []) if _selective(f)]

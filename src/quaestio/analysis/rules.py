@@ -9,7 +9,7 @@ combined alternation for the others (quote marks, patterns `re` cannot parse).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import regex
 
@@ -42,6 +42,8 @@ class RuleSet:
     rules: tuple[Rule, ...]
     gate: LiteralGate  # the rules it has literals for
     free: regex.Pattern | None  # the alternation of the rules the gate cannot read
+    # text -> whether `free` matched it, for the texts it answered within its time limit
+    _free_memo: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def __iter__(self):
         return iter(self.rules)
@@ -50,6 +52,8 @@ class RuleSet:
         """The rules that may match `text` (all the others cannot), in table order."""
         if self.free is None:
             free = False
+        elif (known := self._free_memo.get(text)) is not None:
+            free = known
         elif timeout <= 0:
             free = True  # no time left to ask: the rules run, and each finds the budget spent
         else:
@@ -57,7 +61,24 @@ class RuleSet:
                 free = self.free.search(text, timeout=timeout) is not None
             except TimeoutError:
                 free = True  # let the rules run one by one, each under its own limit
+            else:
+                _remember(self._free_memo, text, free)
         return self.gate.candidates(text.casefold(), free)
+
+
+# Results are remembered for questions (a batch repeats some, and hints and scope read the
+# same page and section rows); long texts are not kept, and a full table starts again.
+_MEMO_CHARS = 2000
+_MEMO_SIZE = 4096  # texts a rule set remembers
+_MATCHES_SIZE = 32768  # (text, rule) pairs remembered: a question runs about fifteen rules
+
+
+def _remember(memo: dict, key, value, size: int = _MEMO_SIZE) -> None:
+    if len(key[0] if isinstance(key, tuple) else key) > _MEMO_CHARS:
+        return
+    if len(memo) >= size:
+        memo.clear()
+    memo[key] = value
 
 
 def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
@@ -150,6 +171,10 @@ def finditer(
             f"skipped",
         )
         return []
+    key = (text, pos, first, rule.pattern.pattern, rule.pattern.flags)
+    found = _MATCHES.get(key)
+    if found is not None:
+        return list(found)
     pattern = rule.pattern
     if isinstance(pattern, LazyPattern):
         pattern = pattern.compiled  # compiling is start-up work, not the question's budget
@@ -168,7 +193,13 @@ def finditer(
             f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped"
         )
         return []
-    return found
+    _remember(_MATCHES, key, found, _MATCHES_SIZE)
+    return list(found)
+
+
+# (text, pos, first, pattern, flags) -> the matches found within the time limit: the same
+# pattern text finds the same matches whichever satellites hold it.
+_MATCHES: dict[tuple[str, int, bool, str, int], list[regex.Match]] = {}
 
 
 def timed_finditer(
