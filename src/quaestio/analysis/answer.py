@@ -22,6 +22,8 @@ many", an e-mail or IBAN asked for); 0.8 to 0.9 is a question word or head noun 
 concept's own type overrides ("how much caffeine" is a number, "how much premium" an amount).
 Position lives in the patterns: a question word counts at the start of the question, after a
 preposition or an indirect-question verb, not inside a relative clause ("the city where...").
+A row whose pattern has a `head` group is placed at it, so that between two head nouns the
+first named wins ("what character narrates Treasure Island" asks for a person).
 
 Every piece of evidence is recorded in `rules_fired` (`cues:<cue_id>`,
 `concepts:<concept>.answer_type`), the winner's first, so a contradiction stays visible.
@@ -75,10 +77,21 @@ def _cue_evidence(draft: Draft, family: str, text: str) -> list[Evidence]:
         if match is not None:
             found.append(
                 Evidence(
-                    rule.required_target(), rule.weight, match.start(), (f"cues:{rule.rule_id}",)
+                    rule.required_target(),
+                    rule.weight,
+                    _position(match),
+                    (f"cues:{rule.rule_id}",),
                 )
             )
     return found
+
+
+def _position(match) -> int:
+    """Where the evidence is: its `head` group when the row names one ("what character
+    narrates Treasure Island": the character, named before the island), else the match."""
+    if "head" in match.re.groupindex and match.start("head") >= 0:
+        return match.start("head")
+    return match.start()
 
 
 def _concept_evidence(draft: Draft, text: str) -> list[Evidence]:

@@ -21,6 +21,7 @@ import polars as pl
 from ..errors import SatelliteError
 from .csvfile import read_csv_rows
 from .defaults import Defaults, parse_defaults
+from .lexicon import expand_head_nouns
 from .schemas import SPECS, TABLES, drop_inert_rows, validate_links, validate_table
 
 __all__ = ["Satellites", "load_satellites", "bundled_satellites", "TABLES", "SPECS"]
@@ -143,12 +144,16 @@ def load_satellites(
             continue
         for i, frame in enumerate(frames if isinstance(frames, (list, tuple)) else [frames]):
             raw[name].append(_from_user_frame(frame, f"extra[{name!r}][{i}]"))
-    tables, origins = {}, {}
+    tables: dict[str, pl.DataFrame] = {}
+    origins: dict[str, tuple[str, ...]] = {}
     for name, spec in SPECS.items():
         frame = _concat(raw[name])
         key = [k for k in spec.key if k in frame.columns]
         if override and key:
             frame = frame.unique(subset=key, keep="last", maintain_order=True)
+        if name == "cues":  # head_nouns is typed by now: it comes first in SPECS
+            frame, unfilled = expand_head_nouns(frame, tables["head_nouns"])
+            failures += [_unfilled(frame, *u) for u in unfilled]
         typed, problems = validate_table(spec, frame, parts=raw[name])
         failures += problems
         tables[name] = typed
@@ -260,6 +265,17 @@ def _read_files(table: str, files, raw: dict, failures: list, prefix: str) -> No
                 (pl.int_range(pl.len(), dtype=pl.Int64) + first_row).alias("_row"),
             )
         )
+
+
+def _unfilled(frame: pl.DataFrame, index: int, kind: str, language: str) -> dict:
+    return {
+        "source": frame["_source"][index],
+        "table": "cues",
+        "row": frame["_row"][index],
+        "column": "pattern",
+        "value": f"<head_nouns:{kind}>",
+        "reason": f"no head_nouns row of kind {kind!r} in language {language!r}",
+    }
 
 
 def _first_line(exc: Exception) -> str:

@@ -237,6 +237,20 @@ SPECS: dict[str, TableSpec] = {
             "The closed set of answer shapes and their dispatch defaults.",
         ),
         TableSpec(
+            "head_nouns",
+            ("language", "kind", "noun"),
+            (
+                Column("language", "language", required=True),
+                # The kind a cue pattern names as <head_nouns:KIND> (person, organization...).
+                Column("kind", "id", required=True),
+                Column("noun", required=True),
+                Column("description"),
+            ),
+            (),
+            'Nouns that name what a question asks for ("what author", "quel auteur"): '
+            "the word lists cue patterns read as <head_nouns:KIND>.",
+        ),
+        TableSpec(
             "cues",
             ("cue_id",),
             (
