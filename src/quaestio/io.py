@@ -233,6 +233,10 @@ class QuestionWriter:
         if self.format == "parquet":
             if self._parquet is None:
                 self._parquet = pq.ParquetWriter(self.path, QUESTION_SCHEMA)
+            # Files hold plain strings (Parquet dictionary-encodes them on disk anyway), so
+            # readers get QUESTION_SCHEMA whatever form the table was built in.
+            if table.schema != QUESTION_SCHEMA:
+                table = table.cast(QUESTION_SCHEMA)
             self._parquet.write_table(table)
             return
         if self._fh is None:

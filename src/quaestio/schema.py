@@ -2,6 +2,9 @@
 
 The same schema serves pandas (Arrow-backed dtypes, so nothing is lost on the way back),
 polars and Parquet. Column families (`ColumnFamily` fields) are flattened into top-level columns.
+`COMPACT_SCHEMA` is the same contract with the repeated nested strings dictionary-encoded:
+what the parser builds in memory (arrow and polars); pandas frames and written files get
+`QUESTION_SCHEMA`.
 """
 
 from __future__ import annotations
@@ -79,6 +82,44 @@ def _schema() -> pa.Schema:
 
 QUESTION_SCHEMA: pa.Schema = _schema()
 COLUMNS: tuple[str, ...] = tuple(QUESTION_SCHEMA.names)
+
+# The strings that repeat from row to row (a concept's variants, sources, rule ids), stored
+# once per batch: the same columns and values, dictionary-encoded. Nested fields only, so a
+# pandas user's scalar columns stay plain strings.
+DICTIONARY_ENCODED: dict[str, tuple[str, ...]] = {
+    "keywords": (
+        "text",
+        "source",
+        "concept",
+        "language",
+        "keyword_priority",
+        "semantic_group",
+        "rule_id",
+    ),
+    "concepts": (),  # () : the list's items themselves
+    "activations": (),
+    "rules_fired": (),
+    "excluded_concepts": (),
+}
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+
+
+def _compact(field: pa.Field) -> pa.Field:
+    names = DICTIONARY_ENCODED.get(field.name)
+    if names is None:
+        return field
+    item = field.type.value_type
+    if not names:
+        return field.with_type(pa.list_(_DICTIONARY))
+    return field.with_type(
+        pa.list_(pa.struct([f.with_type(_DICTIONARY) if f.name in names else f for f in item]))
+    )
+
+
+# What `parse_questions(as_="arrow")` and `iter_parse` return: QUESTION_SCHEMA's columns
+# with `DICTIONARY_ENCODED` fields as dictionary<int32, string>. Values are the same:
+# `table.cast(QUESTION_SCHEMA)` (or `frame_to_table`) decodes it; `to_pylist` reads strings.
+COMPACT_SCHEMA: pa.Schema = pa.schema([_compact(f) for f in QUESTION_SCHEMA])
 # Columns added after question_df files were first written: filled with their (empty)
 # default when an older frame lacks them.
 ADDED_COLUMNS: tuple[str, ...] = ("excluded_concepts", "excluded_terms")
@@ -117,7 +158,14 @@ def rows_to_table(rows: Iterable[ParsedQuestion]) -> pa.Table:
 
 
 def table_to_frame(table: pa.Table, engine: str = "pandas"):
-    """Convert an Arrow table in the question_df schema to the requested engine."""
+    """Convert an Arrow table in the question_df schema (plain or `COMPACT_SCHEMA`) to the
+    requested engine.
+
+    arrow keeps the table as it is; polars reads dictionary fields as `Categorical` (which
+    compares with strings like `String` does); pandas gets plain Arrow-backed strings, because
+    pandas' ArrowDtype over dictionary types lacks comparisons and fillna, and a categorical
+    would change the dtypes pandas code relies on: the compact form is for arrow and polars.
+    """
     if engine == "arrow":
         return table
     if engine == "polars":
@@ -127,12 +175,15 @@ def table_to_frame(table: pa.Table, engine: str = "pandas"):
     if engine == "pandas":
         import pandas as pd
 
+        if table.schema != QUESTION_SCHEMA:
+            table = table.cast(QUESTION_SCHEMA)
         return table.to_pandas(types_mapper=pd.ArrowDtype)
     raise UnknownNameError("engine", engine, ENGINES)
 
 
 def frame_to_table(frame: Any) -> pa.Table:
-    """Convert a question_df in any engine back to an Arrow table, checked against the schema."""
+    """Convert a question_df in any engine back to an Arrow table in `QUESTION_SCHEMA` (plain
+    strings, so that `Table.equals` compares values whatever dictionaries a run built)."""
     if isinstance(frame, pa.Table):
         table = frame
     elif "polars" in sys.modules and isinstance(frame, sys.modules["polars"].DataFrame):
