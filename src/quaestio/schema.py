@@ -175,7 +175,7 @@ def table_to_frame(table: pa.Table, engine: str = "pandas"):
     if engine == "pandas":
         import pandas as pd
 
-        if table.schema != QUESTION_SCHEMA:
+        if table.schema == COMPACT_SCHEMA:  # other tables (hits_df...) pass as they are
             table = table.cast(QUESTION_SCHEMA)
         return table.to_pandas(types_mapper=pd.ArrowDtype)
     raise UnknownNameError("engine", engine, ENGINES)
