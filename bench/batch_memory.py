@@ -1,14 +1,18 @@
 """Peak memory of `quaestio batch` streaming a large Parquet file, against a bare copy.
 
-    python bench/batch_memory.py [--n 1000000] [--chunk-size 5000]
+    python bench/batch_memory.py [--n 1000000] [--chunk-size 5000] [--only cli,iter_parse,...]
 
 Writes N questions (InsuranceQA questions from ../shared/data, cycled with a row number so
 no two are equal, or synthetic ones without the data) to a Parquet file, then runs, each in
 its own process so peak RSS is its own:
 - baseline: pyarrow streams the same file batch by batch into a copy (the floor any
   streaming tool pays: interpreter, pyarrow, one batch);
-- quaestio: `quaestio batch IN.parquet -o OUT.parquet`, chunk by chunk.
-Prints rows/s and peak RSS of each and the ratio; memory should not grow with N.
+- quaestio: `quaestio batch IN.parquet -o OUT.parquet`, chunk by chunk;
+- iter_parse: the N questions read into one Python list, parsed in-process by
+  `quaestio.iter_parse`, each record batch counted and dropped;
+- parse_questions: the same list in one `parse_questions(..., as_="arrow")` call, the whole
+  compact table held at the end (and `pandas`: the same, as a pandas frame).
+Prints rows/s and peak RSS of each; the streaming forms should not grow with N.
 """
 
 from __future__ import annotations
@@ -33,6 +37,21 @@ src = pq.ParquetFile(sys.argv[1])
 with pq.ParquetWriter(sys.argv[2], src.schema_arrow) as out:
     for batch in src.iter_batches(batch_size=int(sys.argv[3])):
         out.write_batch(batch)
+"""
+IN_PROCESS = """
+import sys, pyarrow.parquet as pq
+import quaestio
+questions = pq.read_table(sys.argv[1], columns=["question"])["question"].to_pylist()
+how = sys.argv[2]
+if how == "iter_parse":
+    rows = sum(b.num_rows for b in quaestio.iter_parse(questions))
+elif how == "parse_questions":
+    table = quaestio.parse_questions(questions, as_="arrow")
+    rows = table.num_rows
+    print("table MB", table.nbytes / 1e6, file=sys.stderr)
+else:
+    rows = len(quaestio.parse_questions(questions, as_="pandas"))
+assert rows == len(questions), rows
 """
 
 
@@ -68,7 +87,8 @@ def run(command: list[str]) -> tuple[float, float]:
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the max over all children so far: run the larger job last.
+    # ru_maxrss of children is the max over all children so far: a run that peaks lower
+    # than an earlier one shows the earlier peak (so run one kind per call for exact figures).
     return seconds, max(peak, before) / 1024
 
 
@@ -76,6 +96,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--chunk-size", type=int, default=5000)
+    parser.add_argument("--only", default="cli,iter_parse,parse_questions,pandas")
     args = parser.parse_args()
     quaestio = Path(sys.executable).with_name("quaestio")
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,28 +113,30 @@ def main() -> None:
                 str(args.chunk_size),
             ]
         )
-        ours_s, ours_mb = run(
-            [
-                str(quaestio),
-                "batch",
-                str(source),
-                "-o",
-                str(Path(tmp) / "question_df.parquet"),
-                "--id-column",
-                "id",
-                "--chunk-size",
-                str(args.chunk_size),
-            ]
-        )
-        rows = pq.ParquetFile(Path(tmp) / "question_df.parquet").metadata.num_rows
+        runs = {"baseline": (base_s, base_mb)}
+        if "cli" in args.only:
+            runs["quaestio"] = run(
+                [
+                    str(quaestio),
+                    "batch",
+                    str(source),
+                    "-o",
+                    str(Path(tmp) / "question_df.parquet"),
+                    "--id-column",
+                    "id",
+                    "--chunk-size",
+                    str(args.chunk_size),
+                ]
+            )
+            rows = pq.ParquetFile(Path(tmp) / "question_df.parquet").metadata.num_rows
+            print(f"cli output rows {rows:,} (must equal the input)")
+        for how in ("iter_parse", "parse_questions", "pandas"):
+            if how in args.only:
+                runs[how] = run([sys.executable, "-c", IN_PROCESS, str(source), how])
     print(f"{args.n:,} questions, {size:.1f} MB of Parquet, chunks of {args.chunk_size:,}\n")
-    print(f"{'run':<10} {'seconds':>9} {'rows/s':>10} {'peak RSS MB':>12}")
-    print(f"{'baseline':<10} {base_s:>9.1f} {args.n / base_s:>10,.0f} {base_mb:>12,.0f}")
-    print(f"{'quaestio':<10} {ours_s:>9.1f} {args.n / ours_s:>10,.0f} {ours_mb:>12,.0f}")
-    print(
-        f"\nquaestio / baseline: time x{ours_s / base_s:.0f}, peak RSS x{ours_mb / base_mb:.1f}; "
-        f"output rows {rows:,} (must equal the input)"
-    )
+    print(f"{'run':<16} {'seconds':>9} {'rows/s':>10} {'peak RSS MB':>12}")
+    for name, (seconds, mb) in runs.items():
+        print(f"{name:<16} {seconds:>9.1f} {args.n / seconds:>10,.0f} {mb:>12,.0f}")
 
 
 if __name__ == "__main__":

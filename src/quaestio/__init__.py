@@ -17,6 +17,7 @@ _LAZY = {
         (
             "DEFAULT_STEPS",
             "has_compound_indicators",
+            "iter_parse",
             "parse_question",
             "parse_questions",
             "prepare",
@@ -28,7 +29,7 @@ _LAZY = {
         "quaestio.errors",
     ),
     **dict.fromkeys(("Satellites", "load_satellites"), "quaestio.satellites"),
-    **dict.fromkeys(("COLUMNS", "QUESTION_SCHEMA"), "quaestio.schema"),
+    **dict.fromkeys(("COLUMNS", "COMPACT_SCHEMA", "QUESTION_SCHEMA"), "quaestio.schema"),
     **dict.fromkeys(
         (
             "AnswerShape",

@@ -15,7 +15,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from .errors import InputFileError, QuaestioWarning, WarningCode
-from .schema import QUESTION_SCHEMA
+from .schema import COMPACT_SCHEMA, QUESTION_SCHEMA
 
 FORMATS = ("csv", "jsonl", "parquet")
 
@@ -245,6 +245,10 @@ class QuestionWriter:
         if self.format == "parquet":
             if self._parquet is None:
                 self._parquet = pq.ParquetWriter(self.path, QUESTION_SCHEMA)
+            # Files hold plain strings (Parquet dictionary-encodes them on disk anyway), so
+            # readers get QUESTION_SCHEMA whatever form the table was built in.
+            if table.schema == COMPACT_SCHEMA:
+                table = table.cast(QUESTION_SCHEMA)
             self._parquet.write_table(table)
             return
         if self._fh is None:

@@ -2,6 +2,9 @@
 
 The same schema serves pandas (Arrow-backed dtypes, so nothing is lost on the way back),
 polars and Parquet. Column families (`ColumnFamily` fields) are flattened into top-level columns.
+`COMPACT_SCHEMA` is the same contract with the repeated nested strings dictionary-encoded:
+what the parser builds in memory (arrow and polars); pandas frames and written files get
+`QUESTION_SCHEMA`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ if TYPE_CHECKING:  # pyarrow is imported where a table is made: one parsed quest
     import pyarrow as pa
 
     QUESTION_SCHEMA: pa.Schema  # see __getattr__
+    COMPACT_SCHEMA: pa.Schema
 
 Engine = Literal["pandas", "polars", "arrow"]
 ENGINES: tuple[str, ...] = typing.get_args(Engine)
@@ -93,6 +97,51 @@ COLUMNS: tuple[str, ...] = tuple(
     for name in ParsedQuestion.model_fields
     for n in (FAMILIES[name].model_fields if name in FAMILIES else (name,))
 )
+
+# The strings that repeat from row to row (a concept's variants, sources, rule ids), stored
+# once per batch: the same columns and values, dictionary-encoded. Nested fields only, so a
+# pandas user's scalar columns stay plain strings.
+DICTIONARY_ENCODED: dict[str, tuple[str, ...]] = {
+    "keywords": (
+        "text",
+        "source",
+        "concept",
+        "language",
+        "keyword_priority",
+        "semantic_group",
+        "rule_id",
+    ),
+    "concepts": (),  # () : the list's items themselves
+    "activations": (),
+    "rules_fired": (),
+    "excluded_concepts": (),
+}
+
+
+@cache
+def compact_schema() -> pa.Schema:
+    """What `parse_questions(as_="arrow")` and `iter_parse` return (also `COMPACT_SCHEMA`):
+    `QUESTION_SCHEMA`'s columns with the `DICTIONARY_ENCODED` fields as
+    dictionary<int32, string>. Values are the same: `table.cast(QUESTION_SCHEMA)` (or
+    `frame_to_table`) decodes it; `to_pylist` reads strings."""
+    import pyarrow as pa
+
+    dictionary = pa.dictionary(pa.int32(), pa.string())
+
+    def compact(field: pa.Field) -> pa.Field:
+        names = DICTIONARY_ENCODED.get(field.name)
+        if names is None:
+            return field
+        item = field.type.value_type
+        if not names:
+            return field.with_type(pa.list_(dictionary))
+        return field.with_type(
+            pa.list_(pa.struct([f.with_type(dictionary) if f.name in names else f for f in item]))
+        )
+
+    return pa.schema([compact(f) for f in question_schema()])
+
+
 # Columns added after question_df files were first written: filled with their (empty)
 # default when an older frame lacks them.
 ADDED_COLUMNS: tuple[str, ...] = ("excluded_concepts", "excluded_terms")
@@ -129,6 +178,8 @@ def from_record(record: dict[str, Any]) -> ParsedQuestion:
 def __getattr__(name: str) -> Any:
     if name == "QUESTION_SCHEMA":
         return question_schema()
+    if name == "COMPACT_SCHEMA":
+        return compact_schema()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -139,7 +190,14 @@ def rows_to_table(rows: Iterable[ParsedQuestion]) -> pa.Table:
 
 
 def table_to_frame(table: pa.Table, engine: str = "pandas"):
-    """Convert an Arrow table in the question_df schema to the requested engine."""
+    """Convert an Arrow table in the question_df schema (plain or `COMPACT_SCHEMA`) to the
+    requested engine.
+
+    arrow keeps the table as it is; polars reads dictionary fields as `Categorical` (which
+    compares with strings like `String` does); pandas gets plain Arrow-backed strings, because
+    pandas' ArrowDtype over dictionary types lacks comparisons and fillna, and a categorical
+    would change the dtypes pandas code relies on: the compact form is for arrow and polars.
+    """
     if engine == "arrow":
         return table
     if engine == "polars":
@@ -149,12 +207,15 @@ def table_to_frame(table: pa.Table, engine: str = "pandas"):
     if engine == "pandas":
         import pandas as pd
 
+        if table.schema == compact_schema():  # other tables (hits_df...) pass as they are
+            table = table.cast(question_schema())
         return table.to_pandas(types_mapper=pd.ArrowDtype)
     raise UnknownNameError("engine", engine, ENGINES)
 
 
 def frame_to_table(frame: Any) -> pa.Table:
-    """Convert a question_df in any engine back to an Arrow table, checked against the schema."""
+    """Convert a question_df in any engine back to an Arrow table in `QUESTION_SCHEMA` (plain
+    strings, so that `Table.equals` compares values whatever dictionaries a run built)."""
     import pyarrow as pa
 
     if isinstance(frame, pa.Table):

@@ -10,6 +10,7 @@ from .pipeline import DEFAULT_STEPS, Step, check_question, parse_question, prepa
 __all__ = [
     "DEFAULT_STEPS",
     "has_compound_indicators",
+    "iter_parse",
     "Step",
     "check_question",
     "parse_question",
@@ -20,8 +21,8 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     # The batch call (and pyarrow with it) loads on first use: one question needs neither.
-    if name == "parse_questions":
-        from .batch import parse_questions
+    if name in ("parse_questions", "iter_parse"):
+        from . import batch
 
-        return parse_questions
+        return getattr(batch, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import gc
 import sys
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import islice
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -14,8 +15,9 @@ import pyarrow as pa
 from ..errors import QuaestioError, QuestionError, ReasonCode
 from ..refiners import as_refiner
 from ..satellites import Satellites, bundled_satellites
-from ..schema import ENGINES, QUESTION_SCHEMA, table_to_frame, to_record
+from ..schema import COMPACT_SCHEMA, ENGINES, table_to_frame, to_record
 from ..types import ParsedQuestion, Provenance
+from .columns import records_to_table
 from .pipeline import DEFAULT_STEPS, Step, parse_record
 from .text import without_surrogates
 
@@ -93,36 +95,122 @@ def parse_questions(
             {"language": language, "toc": toc, "scope": scope, "parties": parties, "steps": steps},
         )
         return table_to_frame(table, engine)
-    parts, rows = [], []
-    with gc_paused():
-        for n, (qid, text) in enumerate(_progress(zip(ids, texts), len(texts), progress)):
-            try:
-                rows.append(
-                    parse_record(
-                        _checked(text, n, question_column, sats),
-                        sats,
-                        question_id=qid,
-                        language=language,
-                        toc=toc,
-                        scope=scope,
-                        parties=parties,
-                        steps=steps,
-                    )
-                )
-            except Exception as exc:
-                if errors == "raise":
-                    raise
-                rows.append(to_record(_error_row(qid, text, exc, sats)))
-                if errors == "warn":
-                    warnings.warn(f"question {qid!r}: {exc}", stacklevel=2)
-            if len(rows) == _ROWS_PER_PART:  # keep few row objects alive: memory stays flat
-                parts.append(_to_table(rows, sats))
-                rows = []
-        parts.append(_to_table(rows, sats))
-    return table_to_frame(pa.concat_tables(parts).combine_chunks(), engine)
+    batches = iter_parse(
+        (texts, ids),
+        sats,
+        question_column=question_column,
+        language=language,
+        toc=toc,
+        scope=scope,
+        parties=parties,
+        steps=steps,
+        errors=errors,
+        progress=progress,
+    )
+    # One chunk per batch, not combined: combining would copy the whole table at its peak.
+    return table_to_frame(pa.Table.from_batches(list(batches), schema=COMPACT_SCHEMA), engine)
 
 
-_ROWS_PER_PART = 2048
+def iter_parse(
+    questions: Any,
+    satellites: Satellites | None = None,
+    *,
+    question_column: str = "question",
+    id_column: str | None = None,
+    language: str | None = None,
+    toc: Sequence[str] | None = None,
+    scope: Mapping[str, Any] | None = None,
+    parties: Sequence[str] | None = None,
+    steps: Sequence[Step] = DEFAULT_STEPS,
+    errors: Errors = "collect",
+    progress: bool | None = False,
+    batch_size: int = 2048,
+    llm: Any = None,
+) -> Iterator[pa.RecordBatch]:
+    """Parse questions as a stream: Arrow record batches of `question_df` rows in
+    `COMPACT_SCHEMA`, `batch_size` rows each, in input order.
+
+    Memory stays flat whatever the number of questions: a batch is built, yielded and can be
+    written out before the next is parsed. `questions` may be anything `parse_questions`
+    takes, or any iterable of strings (read lazily, ids q0, q1, ...); the other arguments
+    are those of `parse_questions` (with `llm`, each batch is refined on its own).
+
+    Examples:
+        >>> batches = iter_parse(["What is the annual premium?"] * 3, batch_size=2)
+        >>> [b.num_rows for b in batches]
+        [2, 1]
+    """
+    if errors not in ("collect", "raise", "warn"):
+        raise ValueError(f"errors must be 'collect', 'raise' or 'warn', not {errors!r}")
+    sats = satellites if satellites is not None else bundled_satellites()
+    options = {"language": language, "toc": toc, "scope": scope, "parties": parties}
+    pairs, total = _pairs(questions, question_column, id_column)
+    pairs = _progress(pairs, total, progress)
+    numbered = enumerate(pairs)
+    first = True
+    while True:
+        chunk = list(islice(numbered, batch_size))
+        if not chunk and not first:
+            return
+        first = False
+        if llm is None:
+            with gc_paused():
+                rows = [
+                    _record(n, qid, text, sats, question_column, errors, steps, options)
+                    for n, (qid, text) in chunk
+                ]
+                table = _to_table(rows, sats)
+        else:
+            texts = [text for _, (_, text) in chunk]
+            ids = [qid for _, (qid, _) in chunk]
+            table = _with_llm(
+                llm, texts, ids, sats, question_column, errors, False, {**options, "steps": steps}
+            )
+        yield _one_batch(table)
+
+
+def _pairs(questions: Any, column: str, id_column: str | None) -> tuple[Iterable, int | None]:
+    """(id, text) pairs, and their number when known without reading them."""
+    if isinstance(questions, tuple) and len(questions) == 2:  # parse_questions' own lists
+        texts, ids = questions
+        return zip(ids, texts), len(texts)
+    frames = tuple(m.DataFrame for m in map(sys.modules.get, ("polars", "pandas")) if m)
+    series = tuple(m.Series for m in map(sys.modules.get, ("polars", "pandas")) if m)
+    if isinstance(questions, (*frames, *series, list)):
+        texts, ids, _ = _unpack(questions, column, id_column)
+        return zip(ids, texts), len(texts)
+    if isinstance(questions, str) or not isinstance(questions, Iterable):
+        _unpack(questions, column, id_column)  # raises the TypeError parse_questions raises
+    return ((f"q{i}", text) for i, text in enumerate(questions)), None
+
+
+def _record(
+    n: int,
+    qid: str,
+    text: Any,
+    sats: Satellites,
+    column: str,
+    errors: Errors,
+    steps: Sequence[Step],
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    try:
+        return parse_record(
+            _checked(text, n, column, sats), sats, question_id=qid, steps=steps, **options
+        )
+    except Exception as exc:
+        if errors == "raise":
+            raise
+        if errors == "warn":
+            warnings.warn(f"question {qid!r}: {exc}", stacklevel=4)
+        return to_record(_error_row(qid, text, exc, sats))
+
+
+def _one_batch(table: pa.Table) -> pa.RecordBatch:
+    batches = table.combine_chunks().to_batches()
+    if len(batches) == 1:
+        return batches[0]
+    return pa.RecordBatch.from_pylist([], schema=table.schema)
 
 
 def _with_llm(
@@ -158,16 +246,17 @@ def _with_llm(
 
 
 def _to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Table:
-    """The records as one Arrow table; should Arrow refuse a record (a value no step
-    checked), that record alone becomes an error row, so the batch keeps every row."""
+    """The records as one Arrow table (`COMPACT_SCHEMA`); should Arrow refuse a record (a
+    value no step checked), that record alone becomes an error row, so the batch keeps
+    every row."""
     try:
-        return pa.Table.from_pylist(records, schema=QUESTION_SCHEMA)
+        return records_to_table(records, sats)
     except (pa.ArrowException, ValueError, TypeError, OverflowError):
         pass
     kept = []
     for record in records:
         try:
-            pa.Table.from_pylist([record], schema=QUESTION_SCHEMA)
+            pa.Table.from_pylist([record], schema=COMPACT_SCHEMA)
             kept.append(record)
         except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
             kept.append(
@@ -177,7 +266,7 @@ def _to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Table:
                     )
                 )
             )
-    return pa.Table.from_pylist(kept, schema=QUESTION_SCHEMA)
+    return pa.Table.from_pylist(kept, schema=COMPACT_SCHEMA)
 
 
 @contextmanager
@@ -252,9 +341,9 @@ def _error_row(qid: str, text: Any, exc: Exception, sats: Satellites) -> ParsedQ
     )
 
 
-def _progress(items, total: int, progress: bool | None):
-    if progress is None:
-        progress = total >= 2000 and sys.stderr.isatty()
+def _progress(items, total: int | None, progress: bool | None):
+    if progress is None:  # an unknown total (a lazy iterable) is taken as long
+        progress = (total is None or total >= 2000) and sys.stderr.isatty()
     if not progress:
         return items
     from tqdm import tqdm

@@ -16,7 +16,8 @@ form wins.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import ahocorasick
 
@@ -254,14 +255,69 @@ def _expand(
     draft.concepts.append(concept)
     variants = _variants(draft.sats, index, concept, lang)
     draft.keywords.append({**variants[best], "span_start": span[0], "span_end": span[1]})
-    draft.keywords += [dict(k) for i, k in variants.items() if i != best]
+    block = variant_block(draft.sats, variants, (concept, lang, best))
+    if block is not None:
+        draft.keywords += block.keywords  # shared, not copied: the row costs one list copy
+
+
+@dataclass(eq=False, slots=True)
+class VariantBlock:
+    """The variants a matched concept brings after its best keyword (which carries the span),
+    built once per (concept, language, best entry) and satellites, and shared read-only by
+    every row that matches it: the row pays a list copy, not one dict per variant."""
+
+    keywords: list[dict]  # every variant but the best, in rank order, as the steps see them
+    kept: list[dict]  # the same, duplicates of a folded text inside the block dropped
+    keys: frozenset[str]  # the folded texts of `keywords`
+    folded: list[str]  # each keyword's folded text, in the order of `keywords`
+    kept_ids: frozenset[int]  # id() of the dicts of `kept`
+    arrow: Any = None  # `kept` as an Arrow struct array, built by the first table that needs it
+
+
+@dataclass
+class VariantBlocks:
+    by_key: dict[tuple, VariantBlock | None] = field(default_factory=dict)
+    # id() of a block's first dict -> block. Safe: the blocks (and so their dicts) live as
+    # long as this registry, so no other object can carry these ids meanwhile.
+    by_first: dict[int, VariantBlock] = field(default_factory=dict)
+    by_kept_first: dict[int, VariantBlock] = field(default_factory=dict)
+
+
+def variant_blocks(sats: Satellites) -> VariantBlocks:
+    return sats.cached("variant_blocks", lambda s: VariantBlocks())
+
+
+def variant_block(
+    sats: Satellites, variants: dict[int, dict], key: tuple[str, str | None, int]
+) -> VariantBlock | None:
+    registry = variant_blocks(sats)
+    if key not in registry.by_key:
+        # Copies of its own, so that a dict's id names one block (see `VariantBlocks`).
+        keywords = [dict(k) for i, k in variants.items() if i != key[2]]
+        block = None
+        if keywords:
+            folded = [fold(k["text"]) for k in keywords]
+            winner: dict[str, dict] = {}
+            for k, text in zip(keywords, folded):  # as `pipeline._deduplicate`, one source
+                held = winner.get(text)
+                if held is None or k["weight"] > held["weight"]:
+                    winner[text] = k
+            kept = [k for k, text in zip(keywords, folded) if winner[text] is k]
+            block = VariantBlock(
+                keywords, kept, frozenset(winner), folded, frozenset(map(id, kept))
+            )
+            registry.by_first[id(keywords[0])] = block
+            registry.by_kept_first[id(kept[0])] = block
+        registry.by_key[key] = block
+    return registry.by_key[key]
 
 
 def _variants(
     sats: Satellites, index: DictionaryIndex, concept: str, language: str | None
 ) -> dict[int, dict]:
     """A concept's keywords, best first for this language, built once per (concept, language);
-    the caller copies them."""
+    shared by every row, so never mutated (`unified.boost` only touches spanned keywords,
+    which are fresh copies)."""
     cache = sats.cached("variant_order", lambda s: {})
     key = (concept, language)
     if key not in cache:

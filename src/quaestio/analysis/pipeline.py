@@ -281,7 +281,7 @@ def finish_record(draft: Draft, started: float) -> dict[str, Any]:
             dict(c.__dict__)
             for c in sorted(draft.corrections.values(), key=lambda c: c.span_start)
         ],
-        keywords=_deduplicate(draft.keywords),
+        keywords=_deduplicate(draft.keywords, sats),
         concepts=list(draft.concepts),
         ambiguous_keywords=[dict(a.__dict__) for a in draft.ambiguous],
         satellites_version=sats.version,
@@ -303,15 +303,74 @@ def _default_id(text: str) -> str:
     return "q_" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def _deduplicate(keywords: list[dict]) -> list[dict]:
-    best: dict[str, dict] = {}
-    for k in keywords:
-        key = fold(k["text"])
-        held = best.get(key)
-        if held is None or (
-            (_PRECEDENCE[k["source"]], -k["weight"])
-            < (_PRECEDENCE[held["source"]], -held["weight"])
-        ):
-            best[key] = k
-    keep = {id(k) for k in best.values()}
-    return [k for k in keywords if id(k) in keep]
+# Keyword texts repeat from question to question (a concept's best keyword, common words),
+# and folding one costs about a microsecond: a pure function, remembered, within a bound.
+_FOLDED: dict[str, str] = {}
+_FOLDED_MAX = 200_000
+
+
+def _deduplicate(keywords: list[dict], sats: Satellites) -> list[dict]:
+    """Each folded text once, from the most telling source (`_PRECEDENCE`), then the higher
+    weight, then the first; in the order the steps added them.
+
+    A concept's shared variants (`dictionary.VariantBlock`) are read as one piece: already
+    deduplicated among themselves, with their folded texts, so the work per row follows the
+    number of pieces, not of variants, except for the texts two pieces share.
+    """
+    from .dictionary import VariantBlock, variant_blocks
+
+    starts = variant_blocks(sats).by_first
+    pieces: list[Any] = []  # a keyword dict, or a block standing for its keywords
+    keys: list[str | None] = []  # a dict's folded text; None for a block
+    seen: set[str] = set()
+    shared: set[str] = set()
+    i, n = 0, len(keywords)
+    while i < n:
+        k = keywords[i]
+        block = starts.get(id(k))
+        if block is not None and keywords[i : i + len(block.keywords)] == block.keywords:
+            if not seen.isdisjoint(block.keys):
+                shared |= seen & block.keys
+            seen |= block.keys
+            pieces.append(block)
+            keys.append(None)
+            i += len(block.keywords)
+            continue
+        text = k["text"]
+        key = _FOLDED.get(text)
+        if key is None:
+            if len(_FOLDED) >= _FOLDED_MAX:
+                _FOLDED.clear()
+            key = _FOLDED[text] = fold(text)
+        if key in seen:
+            shared.add(key)
+        seen.add(key)
+        pieces.append(k)
+        keys.append(key)
+        i += 1
+    best: dict[str, dict] = {}  # the winner of each shared text, in the order of the steps
+    if shared:
+        for piece, key in zip(pieces, keys):
+            for k, folded in zip(piece.keywords, piece.folded) if key is None else [(piece, key)]:
+                if folded not in shared:
+                    continue
+                held = best.get(folded)
+                if held is None or (
+                    (_PRECEDENCE[k["source"]], -k["weight"])
+                    < (_PRECEDENCE[held["source"]], -held["weight"])
+                ):
+                    best[folded] = k
+    out: list[dict] = []
+    for piece, key in zip(pieces, keys):
+        if key is not None:
+            if key not in shared or best[key] is piece:
+                out.append(piece)
+        elif isinstance(piece, VariantBlock) and (not shared or piece.keys.isdisjoint(shared)):
+            out += piece.kept
+        else:
+            out += [
+                k
+                for k, folded in zip(piece.keywords, piece.folded)
+                if (best[folded] is k if folded in shared else id(k) in piece.kept_ids)
+            ]
+    return out

@@ -202,7 +202,9 @@ def batch(
     """Parse every question of IN (CSV, JSONL or Parquet) into question_df at OUTPUT."""
     from collections import Counter
 
-    from ..analysis import parse_questions
+    import pyarrow as pa
+
+    from ..analysis import iter_parse
     from ..io import QuestionWriter, file_format, iter_questions
 
     statuses: Counter = Counter()
@@ -227,24 +229,24 @@ def batch(
                     part = part.with_columns(
                         pl.int_range(total, total + part.height).cast(pl.String).alias("_qid")
                     )
+                batches = iter_parse(
+                    part,
+                    sats,
+                    question_column=question_column,
+                    id_column=id_column or "_qid",
+                    language=language,
+                    errors=errors,
+                    llm=llm,
+                    batch_size=chunk_size,
+                )
                 try:
-                    table = parse_questions(
-                        part,
-                        sats,
-                        question_column=question_column,
-                        id_column=id_column or "_qid",
-                        language=language,
-                        errors=errors,
-                        as_="arrow",
-                        llm=llm,
-                        progress=False,
-                    )
+                    for batch in batches:
+                        failed += batch.num_rows - batch["error_code"].null_count
+                        statuses.update(s.split(":")[0] for s in batch["llm_status"].to_pylist())
+                        writer.write(pa.Table.from_batches([batch]))
                 except Exception as exc:  # --errors raise: say which row, then stop
                     raise UserError(f"{input_path}: {exc} (--errors raise)") from exc
-                failed += table["error_code"].length() - table["error_code"].null_count
-                statuses.update(s.split(":")[0] for s in table["llm_status"].to_pylist())
                 total += part.height
-                writer.write(table)
                 if bar is not None:
                     bar.update(part.height)
         if bar is not None:

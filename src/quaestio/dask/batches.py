@@ -99,7 +99,8 @@ def _parse_partition(
 ):
     import pandas as pd
 
-    from ..analysis import parse_questions as parse
+    from ..analysis import iter_parse
+    from ..schema import COMPACT_SCHEMA, table_to_frame
 
     number = (partition_info or {}).get("number", 0)
 
@@ -114,14 +115,15 @@ def _parse_partition(
             batch = batch.assign(_qid=[f"q{start + i}" for i in range(len(batch))])
         elif ids is not None:
             batch = batch.assign(_qid=ids.astype(str).to_numpy())
-        out = parse(
+        # Streamed batch by batch (`iter_parse`), as the CLI does: one compact table.
+        batches = iter_parse(
             batch,
             state.satellites,
             question_column=question_column,
             id_column="_qid" if "_qid" in batch else None,
-            as_="pandas",
             **options,
         )
+        out = table_to_frame(pa.Table.from_batches(list(batches), schema=COMPACT_SCHEMA))
         out.index = frame.index
         return out
 

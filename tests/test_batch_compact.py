@@ -1,0 +1,119 @@
+"""The compact batch path: shared variant blocks, the dictionary-encoded table, iter_parse."""
+
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+
+from quaestio import COMPACT_SCHEMA, QUESTION_SCHEMA, iter_parse, parse_question, parse_questions
+from quaestio.analysis.dictionary import dictionary_index, variant_blocks
+from quaestio.analysis.pipeline import _PRECEDENCE, _deduplicate
+from quaestio.analysis.text import fold
+from quaestio.types import KeywordSource
+
+QUESTIONS = [
+    "What is the annual premium in Germany?",
+    'Search for "force majeure", "premium"',
+    None,
+    "Whats the anual premuim?",
+    "Is the limit per claim or per year?",
+    "What is the premium and the limit?",
+] * 3
+
+
+def _plain(table: pa.Table) -> list[dict]:
+    return table.cast(QUESTION_SCHEMA).drop_columns(["latency_ms"]).to_pylist()
+
+
+def test_arrow_table_is_compact_and_decodes_to_the_same_values(tiny_sats):
+    table = parse_questions(QUESTIONS, tiny_sats, as_="arrow")
+    assert table.schema == COMPACT_SCHEMA
+    assert pa.types.is_dictionary(table.schema.field("rules_fired").type.value_type)
+    rows = [
+        r.model_dump(mode="json") for r in (parse_question(q, tiny_sats) for q in QUESTIONS[:2])
+    ]
+    decoded = _plain(table)
+    for row, got in zip(rows, decoded):
+        assert [k["text"] for k in row["keywords"]] == [k["text"] for k in got["keywords"]]
+        assert row["concepts"] == got["concepts"]
+
+
+def test_iter_parse_streams_the_rows_of_parse_questions(tiny_sats):
+    batches = list(iter_parse(QUESTIONS, tiny_sats, batch_size=4))
+    assert [b.num_rows for b in batches] == [4, 4, 4, 4, 2]
+    assert all(b.schema == COMPACT_SCHEMA for b in batches)
+    streamed = pa.Table.from_batches(batches)
+    assert _plain(streamed) == _plain(parse_questions(QUESTIONS, tiny_sats, as_="arrow"))
+    lazy = (q for q in QUESTIONS)  # any iterable, read as it goes
+    assert _plain(pa.Table.from_batches(list(iter_parse(lazy, tiny_sats)))) == _plain(streamed)
+    empty = list(iter_parse([], tiny_sats))
+    assert len(empty) == 1 and empty[0].num_rows == 0
+
+
+def test_pandas_gets_plain_strings_and_polars_categoricals(tiny_sats):
+    pdf = parse_questions(QUESTIONS, tiny_sats, as_="pandas")
+    assert pa.Table.from_pandas(pdf, preserve_index=False).schema.field("keywords").type == (
+        QUESTION_SCHEMA.field("keywords").type
+    )
+    pldf = parse_questions(QUESTIONS, tiny_sats, as_="polars")
+    texts = pldf.select("keywords").explode("keywords").unnest("keywords")
+    assert texts.schema["source"] == pl.Categorical
+    assert texts.filter(pl.col("source") == "explicit")["text"].to_list()[:2] == [
+        "force majeure",
+        "premium",
+    ]
+
+
+def test_every_variant_of_a_matched_concept_in_every_row(tiny_sats):
+    index = dictionary_index(tiny_sats)
+    table = parse_questions(["What is the annual premium?"] * 3000, tiny_sats, as_="arrow")
+    rows = _plain(table)
+    concept = rows[0]["concepts"][0]
+    variants = {index.entries[i].keyword for i in index.by_concept[concept]}
+    for row in (rows[0], rows[2047], rows[2048], rows[-1]):  # across batches
+        got = {k["text"] for k in row["keywords"] if k["concept"] == concept}
+        assert got == variants
+        assert row["keywords"] == rows[0]["keywords"]
+
+
+def _reference(keywords: list[dict]) -> list[dict]:
+    """Deduplication as written before blocks: keyword by keyword."""
+    best: dict[str, dict] = {}
+    for k in keywords:
+        key, held = fold(k["text"]), best.get(fold(k["text"]))
+        if held is None or (
+            (_PRECEDENCE[k["source"]], -k["weight"])
+            < (_PRECEDENCE[held["source"]], -held["weight"])
+        ):
+            best[key] = k
+    return [k for k in keywords if any(k is v for v in best.values())]
+
+
+def test_deduplication_across_blocks_and_own_keywords_matches_the_reference(tiny_sats):
+    parse_questions(["What is the premium and the limit?"], tiny_sats)  # builds the blocks
+    blocks = list(variant_blocks(tiny_sats).by_first.values())
+    assert blocks
+    block = blocks[0]
+    twin = block.keywords[-1]
+    explicit = {**twin, "source": KeywordSource.EXPLICIT, "text": twin["text"].upper()}
+    heavier = {**twin, "weight": twin["weight"] + 1, "concept": "other"}
+    lighter = {**block.keywords[0], "weight": -1.0}
+    for keywords in (
+        [*block.keywords],
+        [explicit, *block.keywords],
+        [*block.keywords, heavier],
+        [lighter, *block.keywords, explicit],
+        [*block.keywords[:-1]],  # not the whole block: read keyword by keyword
+        [*(b for blk in blocks for b in blk.keywords), explicit],
+    ):
+        assert _deduplicate(list(keywords), tiny_sats) == _reference(keywords)
+
+
+def test_frame_round_trip_compares_by_value(tiny_sats):
+    from quaestio.schema import frame_to_table
+
+    a = frame_to_table(parse_questions(QUESTIONS, tiny_sats, as_="polars"))
+    b = frame_to_table(parse_questions(QUESTIONS[::-1], tiny_sats, as_="arrow"))
+    assert a.schema == QUESTION_SCHEMA == b.schema
+    drop = ["latency_ms", "question_id", "error_message"]
+    assert a.drop_columns(drop).to_pylist() == b.drop_columns(drop).to_pylist()[::-1]
+    assert isinstance(parse_questions(QUESTIONS, tiny_sats), pd.DataFrame)
