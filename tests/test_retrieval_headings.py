@@ -1,5 +1,6 @@
 """The heading index gives a section hint the same matches as a fuzzy scan of every breadcrumb."""
 
+import datetime as dt
 import json
 import os
 import random
@@ -14,7 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from quaestio.retrieval.filters import ChunkFacts, _sections, question_filter
+from quaestio.retrieval.filters import (
+    ChunkFacts,
+    _doc_scope,
+    _DocScope,
+    _sections,
+    question_filter,
+)
 from quaestio.retrieval.headings import HeadingIndex, least_lcs, least_shared
 
 DATA = Path(os.environ.get("QUAESTIO_SHARED_DATA", SHARED_DATA))
@@ -197,3 +204,63 @@ def test_real_headings_of_financebench_pages():
     for hint in rnd.sample(headings, 60) + ["risk factors", "cash flow statement", "item 7"]:
         hint = hint if rnd.random() < 0.5 else hint.replace("e", "a", 1)
         assert index.matching(hint).tolist() == scan(hint, headings, 85).tolist()
+
+
+def scan_scope(start, end, parties, places, docs):
+    """The previous document scope: every document, every scoped question."""
+    keep = np.ones(len(docs), dtype=bool)
+    for i, d in enumerate(docs):
+        date = d.get("date")
+        if date is not None and ((start and date < start) or (end and date > end)):
+            keep[i] = False
+        if (
+            parties
+            and d.get("parties")
+            and not any(p in q.lower() for p in parties for q in d["parties"])
+        ):
+            keep[i] = False
+        if (
+            places
+            and d.get("jurisdiction")
+            and not any(p == j.lower() for p in places for j in d["jurisdiction"])
+        ):
+            keep[i] = False
+    return keep
+
+
+dates = st.none() | st.dates(dt.date(2015, 1, 1), dt.date(2026, 12, 31))
+names = st.lists(st.sampled_from(["Acme Corp", "ACME", "Jane Doe", "Globex", "Ünïcode AG"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "date": dates,
+                "parties": st.none() | names,
+                "jurisdiction": st.none() | st.lists(st.sampled_from(["DE", "fr", "US"])),
+            }
+        ),
+        max_size=30,
+    ),
+    dates,
+    dates,
+    st.lists(st.sampled_from(["acme", "jane", "ünïcode", "nobody"]), max_size=2),
+    st.lists(st.sampled_from(["COUNTRY_DE", "FR", "US", "country_it"]), max_size=2),
+)
+def test_document_scope_matches_the_scan(docs, start, end, parties, places):
+    docs = [{"doc_id": f"d{i}", **d} for i, d in enumerate(docs)]
+    record = {
+        "scope_date_from": start,
+        "scope_date_to": end,
+        "scope_parties": parties,
+        "scope_jurisdictions": places,
+        "scope_origins": [{"name": "date_applies_to", "value": "document"}],
+    }
+    got = _doc_scope(record, _DocScope(docs))
+    wanted_places = [j.lower().removeprefix("country_") for j in places]
+    if not (start or end or parties or places):
+        assert got is None
+    else:
+        assert got.tolist() == scan_scope(start, end, parties, wanted_places, docs).tolist()

@@ -19,6 +19,7 @@ dropped rather than returning nothing, and the reason is recorded in `notes`.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 
@@ -66,6 +67,7 @@ class ChunkFacts:
         )
         self.docs = docs
         self._headings: dict[float, HeadingIndex] = {}
+        self.scope = _DocScope(docs)
 
     def headings(self, cutoff: float) -> tuple[HeadingIndex, _Owners]:
         """The distinct headings and titles of the breadcrumbs, indexed for `cutoff` (built on
@@ -143,7 +145,7 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
     layout = record.get("layout_hint")
     if layout in ("table", "image"):
         apply(f"layout_hint={layout}", facts.has_table if layout == "table" else facts.has_image)
-    docs = _doc_scope(record, facts.docs)
+    docs = _doc_scope(record, facts.scope)
     if docs is not None:
         apply("scope", docs[facts.doc_of])
     if mask.all():
@@ -180,7 +182,49 @@ def _on_pages(facts: ChunkFacts, pages: list[int]) -> np.ndarray:
     return inside & (wanted[np.minimum(first, len(wanted) - 1)] <= facts.page_end)
 
 
-def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
+class _DocScope:
+    """The document fields the scope reads, held so a scoped question visits only the
+    documents that state the field (the others are kept: unknown is not out of scope)."""
+
+    def __init__(self, docs: list[dict]):
+        self.n = len(docs)
+        self.dates = [d.get("date") for d in docs]
+        self.dated = np.asarray([d is not None for d in self.dates], dtype=bool)
+        try:
+            self.days: np.ndarray | None = np.asarray(self.dates, dtype="datetime64[D]")
+        except (TypeError, ValueError):
+            self.days = None
+        self.parties = [
+            (i, [q.lower() for q in d["parties"]]) for i, d in enumerate(docs) if d.get("parties")
+        ]
+        self.places = [
+            (i, [j.lower() for j in d["jurisdiction"]])
+            for i, d in enumerate(docs)
+            if d.get("jurisdiction")
+        ]
+
+    def outside(self, start, end) -> np.ndarray:
+        """Documents dated before `start` or after `end` (undated ones are not)."""
+        if self.days is not None and all(
+            v is None or (isinstance(v, dt.date) and not isinstance(v, dt.datetime))
+            for v in (start, end)
+        ):
+            out = np.zeros(self.n, dtype=bool)
+            if start:
+                out |= self.days < np.datetime64(start, "D")
+            if end:
+                out |= self.days > np.datetime64(end, "D")
+            return out & self.dated
+        return np.asarray(
+            [
+                date is not None and bool((start and date < start) or (end and date > end))
+                for date in self.dates
+            ],
+            dtype=bool,
+        )
+
+
+def _doc_scope(record: dict, scope: _DocScope) -> np.ndarray | None:
     start, end = record.get("scope_date_from"), record.get("scope_date_to")
     if not _dates_documents(record):
         start = end = None
@@ -196,23 +240,17 @@ def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
     ]
     if not (start or end or parties or places):
         return None
-    keep = np.ones(len(docs), dtype=bool)
-    for i, d in enumerate(docs):
-        date = d.get("date")
-        if date is not None and ((start and date < start) or (end and date > end)):
-            keep[i] = False
-        if (
-            parties
-            and d.get("parties")
-            and not any(p in q.lower() for p in parties for q in d["parties"])
-        ):
-            keep[i] = False
-        if (
-            places
-            and d.get("jurisdiction")
-            and not any(p == j.lower() for p in places for j in d["jurisdiction"])
-        ):
-            keep[i] = False
+    keep = np.ones(scope.n, dtype=bool)
+    if start or end:
+        keep &= ~scope.outside(start, end)
+    if parties:
+        for i, named in scope.parties:
+            if not any(p in q for p in parties for q in named):
+                keep[i] = False
+    if places:
+        for i, stated in scope.places:
+            if not any(p == j for p in places for j in stated):
+                keep[i] = False
     return keep
 
 
