@@ -1,6 +1,7 @@
 """Indexing and query throughput of the bm25 layer against raw bm25s, and memory at 100k chunks.
 
     python bench/retrieval_throughput.py [--chunks 100000] [--queries 2000] [--data ../shared/data]
+        [--corpus flat|sections] [--hint-share 0.2] [--baseline OTHER_CHECKOUT/src]
 
 Corpus: the business_reports_ir chunks (each made unique with a reference token) repeated up
 to --chunks documents of one chunk each; queries: the business_reports and FinanceBench
@@ -8,6 +9,15 @@ questions, repeated to --queries. Without the data folder, a synthetic corpus is
 Both sides use bm25s's numba backend, one thread, after a warm-up call (numba compiles on
 first use). "raw bm25s" = bm25s.tokenize + BM25.retrieve; "quaestio" = the bm25 backend on
 the same text (query="raw"), or on question_df keywords, ending with a typed hits_df.
+
+Filters: `search` with filters off and on, where --hint-share of the questions carry a
+`toc_section_hint` taken from the index's own headings (as written, lower-cased with a typo,
+or their first words), timed apart for the hinted and the other questions, in thread CPU
+seconds. `--corpus sections` makes the documents filings with a title and ~50 headings each
+(FinanceBench page lines), so breadcrumbs are "title > heading"; `flat` is one chunk per
+document (100k distinct one-part breadcrumbs). `--baseline` runs the same search phase on
+another checkout's `src` (e.g. `git archive HEAD~1 src | tar -x -C /tmp/base`) in the same
+run, interleaved with this one, on the same saved index and questions.
 """
 
 from __future__ import annotations
@@ -59,7 +69,22 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--corpus", choices=("flat", "sections"), default="flat")
+    parser.add_argument("--hint-share", type=float, default=0.2)
+    parser.add_argument("--baseline", type=Path, help="another checkout's src folder")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only-filters", action="store_true", help="skip the bm25s comparison")
+    parser.add_argument("--hybrid-chunks", type=int, default=0, help="also time hybrid search")
+    parser.add_argument("--search-phase", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.search_phase:
+        print(json.dumps(search_phase(*args.search_phase)))
+        return
+    if args.hybrid_chunks:
+        hybrid_bench(args)
+    if args.only_filters:
+        filters_bench(args)
+        return
     import bm25s
 
     from quaestio import parse_questions
@@ -126,6 +151,200 @@ def main() -> None:
         f"(chunks table, bm25 matrix, one search); on disk {disk / 1e6:,.0f} MB; dense "
         f"vectors would add {n_rows * 384 * 4 / 1e6:,.0f} MB (384 float32 each, mmapped)"
     )
+    filters_bench(args)
+
+
+def sectioned_corpus(data: Path, n_chunks: int) -> pd.DataFrame:
+    """Filings of ~50 sections each: a title line, then "## heading" and a passage per section."""
+    import random
+
+    rnd = random.Random(11)
+    heads, companies = report_headings(data)
+    texts, _ = corpus_and_queries(data, 5000, 1)
+    docs, per_doc = [], 50
+    for d in range(max(n_chunks // per_doc, 1)):
+        title = (
+            f"{rnd.choice(companies)} {rnd.choice(['10-K', '10-Q', '8-K'])} {1995 + d % 30} #{d}"
+        )
+        body = [f"# {title}"]
+        for s in range(per_doc):
+            head = rnd.choice(heads)
+            head = f"Note {s}. {head}" if rnd.random() < 0.3 else head
+            body += [f"## {head}", texts[(d * per_doc + s) % len(texts)]]
+        docs.append((f"f{d}", "\n\n".join(body)))
+    return pd.DataFrame(docs, columns=["doc_id", "text"])
+
+
+def report_headings(data: Path) -> tuple[list[str], list[str]]:
+    """Heading-like lines of the FinanceBench filing pages, and the filers' names."""
+    import re
+
+    fb = data / "financebench" / "financebench_open_source.jsonl"
+    rows = [json.loads(line) for line in open(fb)] if fb.exists() else []
+    heads = sorted(
+        {
+            " ".join(line.split())
+            for r in rows
+            for e in r["evidence"]
+            for line in e["evidence_text_full_page"].split("\n")
+            if 2 <= len(line.split()) <= 9
+            and re.match(r"[A-Z]", line.strip())
+            and not re.search(r"\d{2,}|\$|%", line)
+        }
+    ) or [f"Section {i} of the report" for i in range(1500)]
+    companies = sorted({r["company"] for r in rows}) or [f"Company {i}" for i in range(80)]
+    return heads, companies
+
+
+def with_hints(records: list[dict], headings: list[str], share: float) -> list[dict]:
+    """`share` of the questions given a section hint from the index's own headings."""
+    import random
+
+    rnd = random.Random(5)
+    out = []
+    for r in records:
+        r = dict(r)
+        if headings and rnd.random() < share:
+            head, how = rnd.choice(headings), rnd.random()
+            if how < 0.25:  # a typo, lower-cased
+                i = rnd.randrange(len(head))
+                head = (head[:i] + "e" + head[i + 1 :]).lower()
+            elif how < 0.5:  # the first words
+                head = " ".join(head.split()[:3])
+            r["toc_section_hint"] = head
+        out.append(r)
+    return out
+
+
+def filters_bench(args) -> None:
+    """Search with filters off and on (a share of section hints), this code and a baseline."""
+    import os
+    import subprocess
+
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    from quaestio import parse_questions
+    from quaestio.retrieval import build_index
+
+    if args.corpus == "sections":
+        frame = sectioned_corpus(args.data, args.chunks)
+    else:
+        texts, _ = corpus_and_queries(args.data, args.chunks, 1)
+        frame = pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(texts))], "text": texts})
+    _, queries = corpus_and_queries(args.data, 10, args.queries)
+    index, build_s = timed(
+        lambda: build_index(frame, embedding_model=None, parent_child=False, progress=False)
+    )
+    crumbs = index.chunks.column("breadcrumb").to_pylist()
+    # Flat documents have no headings: their hints are report headings the index lacks.
+    headings = sorted({p for c in crumbs for p in c.split(" > ")[1:]})
+    headings = headings or report_headings(args.data)[0]
+    qdf = parse_questions(queries, as_="arrow")
+    records = with_hints(qdf.to_pylist(), headings, args.hint_share)
+    n_hinted = sum(bool(r.get("toc_section_hint")) for r in records)
+    print(
+        f"filters   corpus {args.corpus}: {len(frame):,} documents -> {index.chunks.num_rows:,} "
+        f"chunk rows, {len(set(crumbs)):,} distinct breadcrumbs, {len(headings):,} distinct "
+        f"headings (built in {build_s:.0f} s); {len(records):,} questions, {n_hinted:,} with a "
+        f"section hint ({args.hint_share:.0%})"
+    )
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        index.save(Path(tmp) / "idx")
+        feather.write_feather(
+            pa.Table.from_pylist(records, schema=qdf.schema), str(Path(tmp) / "q.arrow")
+        )
+        sides = {"this": Path(__file__).resolve().parents[1] / "src"}
+        if args.baseline:
+            sides["baseline"] = args.baseline.resolve()
+        results: dict[str, list[dict]] = {name: [] for name in sides}
+        for _ in range(args.rounds):  # interleaved, so both sides see the same load
+            for name, src in sides.items():
+                env = {**os.environ, "PYTHONPATH": str(src)}
+                cmd = [sys.executable, __file__, "--search-phase", f"{tmp}/idx", f"{tmp}/q.arrow"]
+                out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+                results[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    digests = {r["hits"] for runs in results.values() for r in runs}
+    print(f"filters   hits with filters on identical across sides and rounds: {len(digests) == 1}")
+    for name, runs in results.items():
+        med = {key: sorted(r[key] for r in runs)[len(runs) // 2] for key in runs[0]}
+        print(
+            f"filters   [{name}] q/s per CPU second: filters off {med['off']:,.0f}; "
+            f"filters on {med['on']:,.0f} ({med['on'] / med['off']:.0%} of off); "
+            f"a question with a section hint {med['hint_ms']:.2f} ms, without "
+            f"{med['plain_ms']:.2f} ms (filters on); facts built at first use "
+            f"{med['facts_s']:.2f} s"
+        )
+
+
+def hybrid_bench(args) -> None:
+    """Hybrid search q/s on a small embedded index: the batch embedded together (search,
+    and dispatch, which now encodes its questions first) against one question at a time."""
+    from quaestio import parse_questions
+    from quaestio.retrieval import build_index, dispatch, search
+    from quaestio.retrieval.embeddings import get_embedder
+
+    texts, queries = corpus_and_queries(args.data, args.hybrid_chunks, min(args.queries, 400))
+    frame = pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(texts))], "text": texts})
+    index = build_index(frame, parent_child=False, progress=False)
+    records = parse_questions(queries, as_="arrow").to_pylist()
+    cache = get_embedder(index.embedding_model)._queries
+    search(index, records[:2], backend="hybrid", k=10)  # loads the model
+    ways = {
+        "search, one call": lambda: search(index, records, backend="hybrid", k=10),
+        "dispatch (batch encoded first)": lambda: dispatch(records, index, k=10, force=True),
+        "one question per call": lambda: [
+            search(index, [r], backend="hybrid", k=10) for r in records
+        ],
+    }
+    for name, fn in ways.items():
+        cache.clear()  # every way embeds its questions itself
+        start = time.process_time()
+        fn()
+        spent = time.process_time() - start
+        print(
+            f"hybrid    {index.chunks.num_rows:,} chunk rows, {len(records)} questions, "
+            f"{name}: {len(records) / spent:,.1f} q/s per process CPU second"
+        )
+
+
+def search_phase(index_path: Path, records_path: Path) -> dict:
+    """One side's timings (run in a child process with that side's src on the path)."""
+    import hashlib
+
+    import pyarrow.feather as feather
+
+    from quaestio.retrieval import open_index, search
+
+    index = open_index(index_path)
+    table = feather.read_table(str(records_path))
+    hinted = [bool(v) for v in table.column("toc_section_hint").to_pylist()]
+    hint_rows = [i for i, h in enumerate(hinted) if h]
+    plain_rows = [i for i, h in enumerate(hinted) if not h]
+    run = lambda t, f: search(index, t, backend="bm25", k=10, filters=f, as_="arrow")  # noqa: E731
+    run(table.slice(0, 5), False)
+    start = time.thread_time()
+    run(table.slice(0, 1), True)  # builds the filters' facts (and, on a hint, the heading index)
+    facts_s = time.thread_time() - start
+    if hint_rows:
+        run(table.take(hint_rows[:1]), True)
+    out = {"facts_s": facts_s}
+    for key, rows, filters in (
+        ("off", None, False),
+        ("on", None, True),
+        ("hint_ms", hint_rows, True),
+        ("plain_ms", plain_rows, True),
+    ):
+        part = table if rows is None else table.take(rows)
+        start = time.thread_time()
+        hits = run(part, filters)
+        spent = time.thread_time() - start
+        if key == "on":  # the same hits on both sides, or the speed-up changed an answer
+            kept = hits.select(["question_id", "chunk_id", "rank", "score", "route"])
+            out["hits"] = hashlib.sha256(str(kept.to_pylist()).encode()).hexdigest()[:16]
+        n = part.num_rows
+        out[key] = (n / spent if rows is None else 1000 * spent / max(n, 1)) if n else 0.0
+    return out
 
 
 def served_memory(path: Path) -> float:

@@ -123,3 +123,32 @@ def test_unified_runs_one_search_with_both_terms_in_full():
         "Home Insurance Policy HI-2024-0173 > Exclusions",
         "Home Insurance Policy HI-2024-0173 > Cover and limits",
     } <= crumbs, crumbs
+
+
+def test_dispatch_embeds_the_questions_of_a_batch_in_one_call(monkeypatch):
+    """Questions are searched one by one, but their vectors are encoded together first."""
+    from pathlib import Path
+
+    from quaestio.retrieval import build_index
+    from quaestio.retrieval.embeddings import get_embedder
+
+    root = Path(__file__).resolve().parents[1]
+    index = build_index(root / "examples" / "corpus", parent_child=False, progress=False)
+    embedder = get_embedder(index.embedding_model)
+    calls = []
+    real = embedder._encode
+
+    def counted(texts, prefix, *rest):
+        if prefix == embedder.spec.query_prefix:
+            calls.append(len(texts))
+        return real(texts, prefix, *rest)
+
+    monkeypatch.setattr(embedder, "_encode", counted)
+    questions = [
+        "Which excess applies to hail damage on the garage roof?",
+        "Who countersigned the maintenance agreement annex?",
+        "What was the quarterly operating margin of the services unit?",
+    ]
+    hits = dispatch(questions, index, k=2, force=True)
+    assert calls == [3]
+    assert set(hits.backend) == {"hybrid"}

@@ -96,6 +96,7 @@ def dispatch(
     funnel = funnel or Funnel()
     types = np.asarray(index.chunks.column("chunk_type").to_pylist(), dtype=object)
     screen = types == "screen"
+    _embed_together(index, records, force)
     parts = []
     for record in records:
         if not force and "clarify_first" in (record.get("activations") or []):
@@ -135,6 +136,22 @@ def dispatch(
         )
     table = pa.concat_tables(parts) if parts else HITS_SCHEMA.empty_table()
     return to_engine(table, as_)
+
+
+def _embed_together(index, records: list[dict], force: bool) -> None:
+    """The questions are searched one by one below: their vectors (dense and hybrid routes,
+    the funnel's threshold) are encoded here in one batch, and found in the query cache."""
+    if not index.embedding_model:
+        return
+    from .base import query_text
+    from .embeddings import get_embedder
+
+    texts = [
+        query_text(r)
+        for r in records
+        if force or "clarify_first" not in (r.get("activations") or [])
+    ]
+    get_embedder(index.embedding_model).encode_queries(texts)
 
 
 def _hits(index, retriever, record, k, funnel):

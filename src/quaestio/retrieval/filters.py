@@ -19,11 +19,14 @@ dropped rather than returning nothing, and the reason is recorded in `notes`.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+
+from .headings import HeadingIndex
 
 _ROLE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 
@@ -63,6 +66,54 @@ class ChunkFacts:
             (position[d] for d in chunks.column("doc_id").to_pylist()), dtype=np.int64, count=n
         )
         self.docs = docs
+        self._headings: dict[float, HeadingIndex] = {}
+        self.scope = _DocScope(docs)
+
+    def headings(self, cutoff: float) -> tuple[HeadingIndex, _Owners]:
+        """The distinct headings and titles of the breadcrumbs, indexed for `cutoff` (built on
+        the first section hint, then kept with the index's facts)."""
+        if cutoff not in self._headings:
+            if not hasattr(self, "_owners"):
+                self._owners = _Owners(self.crumbs)
+            self._headings[cutoff] = HeadingIndex(self._owners.parts, cutoff)
+        return self._headings[cutoff], self._owners
+
+
+class _Owners:
+    """Each distinct lower-cased breadcrumb part, and the breadcrumbs that hold it as a
+    heading (after the first part) or as the title (the first part)."""
+
+    def __init__(self, crumbs: list[str]):
+        ids: dict[str, int] = {}
+        heading: tuple[list[int], list[int]] = ([], [])
+        title: tuple[list[int], list[int]] = ([], [])
+        for c, crumb in enumerate(crumbs):
+            for n, part in enumerate(crumb.split(" > ")):
+                into = title if n == 0 else heading
+                into[0].append(ids.setdefault(part.lower(), len(ids)))
+                into[1].append(c)
+        self.parts = list(ids)
+        self.n_crumbs = len(crumbs)
+        self._heading = _by_part(*heading, len(ids))
+        self._title = _by_part(*title, len(ids))
+
+    def crumbs(self, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per breadcrumb: holds one of `parts` as a heading; as its title."""
+        return self._mark(self._heading, parts), self._mark(self._title, parts)
+
+    def _mark(self, owners: tuple[np.ndarray, np.ndarray], parts: np.ndarray) -> np.ndarray:
+        start, crumb = owners
+        out = np.zeros(self.n_crumbs, dtype=bool)
+        for p in parts.tolist():
+            out[crumb[start[p] : start[p + 1]]] = True
+        return out
+
+
+def _by_part(parts: list[int], crumbs: list[int], n_parts: int) -> tuple[np.ndarray, np.ndarray]:
+    part = np.asarray(parts, dtype=np.int64)
+    order = np.argsort(part, kind="stable")
+    start = np.concatenate([[0], np.cumsum(np.bincount(part, minlength=n_parts))])
+    return start, np.asarray(crumbs, dtype=np.int64)[order]
 
 
 def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) -> Filtered:
@@ -83,9 +134,7 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
         if not facts.has_pages:
             notes.append("pages_hint: the index has no page numbers; filter dropped")
         else:
-            on = np.zeros(facts.n, dtype=bool)
-            for p in pages:
-                on |= (facts.page_start <= p) & (p <= facts.page_end)
+            on = _on_pages(facts, pages)
             apply("pages_hint", on)
             pinned = np.flatnonzero(on & mask)
     sections = [
@@ -96,7 +145,7 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
     layout = record.get("layout_hint")
     if layout in ("table", "image"):
         apply(f"layout_hint={layout}", facts.has_table if layout == "table" else facts.has_image)
-    docs = _doc_scope(record, facts.docs)
+    docs = _doc_scope(record, facts.scope)
     if docs is not None:
         apply("scope", docs[facts.doc_of])
     if mask.all():
@@ -105,16 +154,14 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
 
 
 def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
-    from rapidfuzz import fuzz
-
-    def matches(parts: list[str]) -> bool:
-        return any(
-            fuzz.partial_ratio(h.lower(), p.lower()) >= cutoff for h in hints for p in parts
-        )
-
-    split = [crumb.split(" > ") for crumb in facts.crumbs]
-    heading = np.asarray([matches(parts[1:]) for parts in split], dtype=bool)[facts.crumb_ids]
-    title = np.asarray([matches(parts[:1]) for parts in split], dtype=bool)[facts.crumb_ids]
+    # A breadcrumb part matches when rapidfuzz's partial_ratio of a lower-cased hint to the
+    # lower-cased part reaches the cutoff; the heading index scores only the parts that can.
+    index, owners = facts.headings(cutoff)
+    matched = np.unique(np.concatenate([index.matching(h) for h in hints]))
+    if not len(matched):
+        return np.ones(facts.n, dtype=bool)  # nothing named: every document kept whole
+    heading_crumbs, title_crumbs = owners.crumbs(matched)
+    heading, title = heading_crumbs[facts.crumb_ids], title_crumbs[facts.crumb_ids]
     n_docs = len(facts.docs)
     # "under the Apache License": a hint matching a document's title names the document,
     # which stays whole. A document without such a heading may hold the same text under
@@ -126,7 +173,58 @@ def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
     return heading | named[facts.doc_of] | ~has_section[facts.doc_of]
 
 
-def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
+def _on_pages(facts: ChunkFacts, pages: list[int]) -> np.ndarray:
+    """Chunks whose page span holds one of `pages` (sorted): the first page at or after a
+    chunk's start must not be past its end. Unknown spans (NaN) hold none."""
+    wanted = np.asarray(pages, dtype=float)
+    first = np.searchsorted(wanted, facts.page_start, side="left")
+    inside = first < len(wanted)
+    return inside & (wanted[np.minimum(first, len(wanted) - 1)] <= facts.page_end)
+
+
+class _DocScope:
+    """The document fields the scope reads, held so a scoped question visits only the
+    documents that state the field (the others are kept: unknown is not out of scope)."""
+
+    def __init__(self, docs: list[dict]):
+        self.n = len(docs)
+        self.dates = [d.get("date") for d in docs]
+        self.dated = np.asarray([d is not None for d in self.dates], dtype=bool)
+        try:
+            self.days: np.ndarray | None = np.asarray(self.dates, dtype="datetime64[D]")
+        except (TypeError, ValueError):
+            self.days = None
+        self.parties = [
+            (i, [q.lower() for q in d["parties"]]) for i, d in enumerate(docs) if d.get("parties")
+        ]
+        self.places = [
+            (i, [j.lower() for j in d["jurisdiction"]])
+            for i, d in enumerate(docs)
+            if d.get("jurisdiction")
+        ]
+
+    def outside(self, start, end) -> np.ndarray:
+        """Documents dated before `start` or after `end` (undated ones are not)."""
+        if self.days is not None and all(
+            v is None or (isinstance(v, dt.date) and not isinstance(v, dt.datetime))
+            for v in (start, end)
+        ):
+            out = np.zeros(self.n, dtype=bool)
+            if start:
+                out |= self.days < np.datetime64(start, "D")
+            if end:
+                out |= self.days > np.datetime64(end, "D")
+            return out & self.dated
+        return np.asarray(
+            [
+                date is not None and bool((start and date < start) or (end and date > end))
+                for date in self.dates
+            ],
+            dtype=bool,
+        )
+
+
+def _doc_scope(record: dict, scope: _DocScope) -> np.ndarray | None:
     start, end = record.get("scope_date_from"), record.get("scope_date_to")
     if not _dates_documents(record):
         start = end = None
@@ -142,23 +240,17 @@ def _doc_scope(record: dict, docs: list[dict]) -> np.ndarray | None:
     ]
     if not (start or end or parties or places):
         return None
-    keep = np.ones(len(docs), dtype=bool)
-    for i, d in enumerate(docs):
-        date = d.get("date")
-        if date is not None and ((start and date < start) or (end and date > end)):
-            keep[i] = False
-        if (
-            parties
-            and d.get("parties")
-            and not any(p in q.lower() for p in parties for q in d["parties"])
-        ):
-            keep[i] = False
-        if (
-            places
-            and d.get("jurisdiction")
-            and not any(p == j.lower() for p in places for j in d["jurisdiction"])
-        ):
-            keep[i] = False
+    keep = np.ones(scope.n, dtype=bool)
+    if start or end:
+        keep &= ~scope.outside(start, end)
+    if parties:
+        for i, named in scope.parties:
+            if not any(p in q for p in parties for q in named):
+                keep[i] = False
+    if places:
+        for i, stated in scope.places:
+            if not any(p == j for p in places for j in stated):
+                keep[i] = False
     return keep
 
 

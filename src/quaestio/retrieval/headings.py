@@ -1,0 +1,220 @@
+"""The headings of an index's breadcrumbs, indexed once so a section hint is a lookup.
+
+`HeadingIndex.matching(hint, cutoff)` returns the headings `h` with
+`rapidfuzz.fuzz.partial_ratio(hint.lower(), h) >= cutoff`, the same set a scan of every
+heading gives, but scores only the few headings that *can* reach the cutoff.
+
+Why a heading can be skipped. `partial_ratio(a, b)` is the best `ratio` of the shorter
+string S (length m) to a window w of the longer one, with |w| <= m, where
+`ratio = 200 * LCS(S, w) / (m + |w|)`. Reaching cutoff c needs LCS >= c (m + |w|) / 200
+>= c m / (200 - c) (least at |w| = LCS), so with L = ceil(c m / (200 - c)) common characters:
+- characters: S and the other string share at least L characters (as multisets);
+- bigrams: the LCS pairs consecutive in both strings give bigrams present in both; of the
+  L - 1 consecutive pairs, at most m - L have a gap in S and at most m - L in w, so they
+  share at least 3 L - 2 m - 1 bigram occurrences.
+A string with G gram occurrences that must share T of them with the other string shares
+one of *any* G - T + 1 of its occurrences. So each heading is listed under the rarest
+G - T + 1 of its grams (it is the shorter string: the hint is at least as long), and a
+hint looks up the headings at least as long as itself under its own rarest G - T + 1 grams
+(it is the shorter string). Only those candidates are scored with rapidfuzz itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+_BIGRAM = 1 << 21  # above the largest code point: a bigram is a * _BIGRAM + b
+CACHE_SIZE = 4096
+
+
+def least_lcs(m: int, cutoff: float) -> int:
+    """The fewest common characters a string of length m needs to reach `cutoff`."""
+    if m <= 0 or cutoff <= 0:
+        return 0
+    # The small slack keeps a float score that rounds up to the cutoff a candidate.
+    return math.ceil(cutoff * m / (200 - cutoff) - 1e-6) if cutoff < 200 else m + 1
+
+
+def least_shared(q: int, m: int, cutoff: float) -> int:
+    """The fewest q-gram occurrences (q = 1 or 2) a match at `cutoff` of a string of
+    length m (the shorter one) shares with the other: 0 or less when it implies none."""
+    if q == 1:
+        return least_lcs(m, cutoff)
+    least = m  # (more than any string of length m can share)
+    for lcs in range(least_lcs(m, cutoff), m + 1):
+        # The widest window that still reaches the cutoff with this many common characters.
+        window = min(m, math.floor(200 * lcs / cutoff - m + 1e-6))
+        gaps = (m - lcs) + max(window - lcs, 0)
+        least = min(least, lcs - 1 - gaps)
+    return least
+
+
+class HeadingIndex:
+    """Distinct headings (already lower-cased) with their character and bigram postings.
+
+    Built for one cutoff (the prefix of each heading depends on it); headings are held in
+    order of length, so "at least as long as the hint" is a range of ids.
+    """
+
+    def __init__(self, headings: list[str], cutoff: float):
+        order = sorted(range(len(headings)), key=lambda i: len(headings[i]))
+        self.headings = [headings[i] for i in order]
+        self.ids = np.empty(len(headings), dtype=np.int64)  # input position -> heading id
+        self.ids[order] = np.arange(len(headings))
+        self.cutoff = cutoff
+        self.lengths = np.fromiter(map(len, self.headings), np.int64, len(self.headings))
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        codes, owner = _code_points(self.headings, self.lengths)
+        self.grams = [_Grams(q, codes, owner, self.lengths, cutoff) for q in (1, 2)]
+        prefix = [g.prefix_cost() for g in self.grams]
+        uses_bigrams = prefix[1] < prefix[0]  # each heading listed under its cheaper prefix
+        self.grams[0].keep_prefix(~uses_bigrams & (prefix[0] < np.inf))
+        self.grams[1].keep_prefix(uses_bigrams)
+        self.always = np.flatnonzero((prefix[0] == np.inf) & (prefix[1] == np.inf))
+
+    def matching(self, hint: str) -> np.ndarray:
+        """Ids (positions in the input list) of the headings `hint` fuzzily matches."""
+        hint = hint.lower()
+        found = self._cache.get(hint)
+        if found is None:
+            from rapidfuzz import fuzz
+
+            rows = self.candidates(hint)
+            score = fuzz.partial_ratio
+            hit = [int(r) for r in rows if score(hint, self.headings[r]) >= self.cutoff]
+            found = np.sort(np.flatnonzero(np.isin(self.ids, hit)))
+            self._cache[hint] = found
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(hint)
+        return found
+
+    def candidates(self, hint: str) -> np.ndarray:
+        """Heading ids (in length order) that may reach the cutoff: a superset of the matches."""
+        n = len(self.headings)
+        split = int(np.searchsorted(self.lengths, len(hint), side="left"))
+        keep = np.zeros(n, dtype=bool)
+        codes = np.frombuffer(hint.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        # Shorter headings: listed under their own prefix grams, looked up by the hint's grams.
+        for g in self.grams:
+            g.mark_prefix(keep, g.of(codes), split)
+        keep[self.always[self.always < split]] = True
+        # Headings at least as long: the hint's rarest grams, in both gram kinds at once.
+        longer = np.ones(n - split, dtype=bool)
+        for g in self.grams:
+            found = g.hint_prefix(codes, split)
+            if found is not None:
+                longer &= found
+        keep[split:] |= longer
+        return np.flatnonzero(keep)
+
+
+class _Grams:
+    """One gram kind (characters or bigrams): postings of every heading, and of its prefix."""
+
+    def __init__(self, q: int, codes: np.ndarray, owner: np.ndarray, lengths, cutoff: float):
+        self.q, self.cutoff, self.n = q, cutoff, len(lengths)
+        gram, heading = self._occurrences(codes, owner)
+        self.vocabulary, dense = _dense_ids(gram)
+        self.full = _Postings(dense, heading, len(self.vocabulary), self.n)
+        self.df = np.diff(self.full.start)
+        # Each heading's occurrences, rarest gram first: the first G - T + 1 are its prefix.
+        order = np.lexsort((dense, self.df[dense], heading))
+        heading, dense = heading[order], dense[order]
+        first = np.searchsorted(heading, np.arange(self.n))
+        rank = np.arange(len(heading)) - first[heading]
+        size = np.maximum(lengths - q + 1, 0)
+        table = [least_shared(q, m, cutoff) for m in range(int(lengths.max(initial=0)) + 1)]
+        need = np.asarray(table, dtype=np.int64)[lengths]
+        width = np.where(need > 0, np.maximum(size - need + 1, 0), 0)
+        chosen = rank < width[heading]
+        self._prefix = (dense[chosen], heading[chosen])
+        cost = np.bincount(heading[chosen], self.df[dense[chosen]], minlength=self.n)
+        self._cost = np.where(need > 0, cost, np.inf)
+
+    def prefix_cost(self) -> np.ndarray:
+        """Per heading: postings read when it is listed under its prefix (inf: no prefix)."""
+        return self._cost
+
+    def keep_prefix(self, listed: np.ndarray) -> None:
+        dense, heading = self._prefix
+        keep = listed[heading]
+        self.prefix = _Postings(dense[keep], heading[keep], len(self.vocabulary), self.n)
+        del self._prefix, self._cost
+
+    def _occurrences(self, codes: np.ndarray, owner: np.ndarray):
+        if self.q == 1:
+            return codes.astype(np.int64), owner
+        same = owner[1:] == owner[:-1]
+        gram = codes[:-1].astype(np.int64) * _BIGRAM + codes[1:]
+        return gram[same], owner[:-1][same]
+
+    def of(self, codes: np.ndarray) -> np.ndarray:
+        """The hint's gram occurrences as vocabulary ids (-1: a gram no heading has)."""
+        gram, _ = self._occurrences(codes, np.zeros(len(codes), dtype=np.int64))
+        at = np.searchsorted(self.vocabulary, gram)
+        at = np.minimum(at, max(len(self.vocabulary) - 1, 0))
+        known = len(self.vocabulary) > 0 and self.vocabulary[at] == gram
+        return np.where(known, at, -1)
+
+    def mark_prefix(self, keep: np.ndarray, grams: np.ndarray, split: int) -> None:
+        for g in np.unique(grams[grams >= 0]).tolist():
+            keep[self.prefix.below(g, split)] = True
+
+    def hint_prefix(self, codes: np.ndarray, split: int) -> np.ndarray | None:
+        """Headings from `split` on holding one of the hint's rarest G - T + 1 grams, or
+        None when this gram kind rules none out."""
+        need = least_shared(self.q, len(codes), self.cutoff)
+        if need <= 0:
+            return None
+        grams = self.of(codes)
+        df = np.zeros(len(grams), dtype=np.int64)
+        df[grams >= 0] = self.df[grams[grams >= 0]]
+        chosen = grams[np.argsort(df, kind="stable")[: max(len(grams) - need + 1, 0)]]
+        out = np.zeros(self.n - split, dtype=bool)
+        for g in np.unique(chosen[chosen >= 0]).tolist():
+            out[self.full.from_(g, split) - split] = True
+        return out
+
+
+class _Postings:
+    """Heading ids per gram, sorted and distinct (CSR)."""
+
+    def __init__(self, gram: np.ndarray, heading: np.ndarray, n_grams: int, n: int):
+        pairs = _distinct(gram * max(n, 1) + heading)
+        gram, self.heading = pairs // max(n, 1), pairs % max(n, 1)
+        self.start = np.concatenate([[0], np.cumsum(np.bincount(gram, minlength=n_grams))])
+
+    def below(self, g: int, split: int) -> np.ndarray:
+        ids = self.heading[self.start[g] : self.start[g + 1]]
+        return ids[: np.searchsorted(ids, split)]
+
+    def from_(self, g: int, split: int) -> np.ndarray:
+        ids = self.heading[self.start[g] : self.start[g + 1]]
+        return ids[np.searchsorted(ids, split) :]
+
+
+def _code_points(texts: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every code point of `texts` and the position of the text it belongs to."""
+    codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return codes, np.repeat(np.arange(len(texts)), lengths)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (np.unique's hash path is many times slower on these keys)."""
+    values = np.sort(values)
+    return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
+
+
+def _dense_ids(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct values and each value's position among them."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.concatenate([[True], ordered[1:] != ordered[:-1]]) if len(values) else ordered > 0
+    ids = np.empty(len(values), dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ordered[new], ids
