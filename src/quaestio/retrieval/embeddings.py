@@ -162,7 +162,9 @@ class Embedder:
             if self._onnx is None:
                 from .onnx_embedding import OnnxEncoder, ensure_graph
 
-                graph = ensure_graph(self.name, self.folder, self.identity["precision"])
+                graph = ensure_graph(
+                    self.name, self.folder, self.identity["precision"], self.spec.distribution
+                )
                 self._onnx = OnnxEncoder(graph, self.folder / "tokenizer.json", self.max_tokens)
         return self._onnx
 
