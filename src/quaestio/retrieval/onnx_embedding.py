@@ -242,7 +242,7 @@ def _export(folder: Path, out: Path) -> None:
 def _fuse(source: Path, out: Path, folder: Path) -> None:
     """ONNX Runtime's BERT fusions, with the heads and width of the model's config."""
     try:
-        from onnxruntime.transformers.optimizer import optimize_model  # type: ignore[import-untyped]
+        from onnxruntime.transformers.optimizer import optimize_model
     except ImportError as exc:
         raise BackendUnavailable("ONNX embeddings", "onnxruntime onnx") from exc
     config = json.loads((folder / "config.json").read_text())
@@ -270,7 +270,7 @@ def _quantize_int8(source: Path, out: Path, options: dict | None = None) -> None
     passes others to compare)."""
     try:
         import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
+        from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
         raise BackendUnavailable("int8 ONNX embeddings", "onnxruntime onnx") from exc
     options = dict(INT8_OPTIONS if options is None else options)
@@ -319,7 +319,7 @@ class OnnxEncoder:
         self, graph: Path, tokenizer_file: Path, max_tokens: int, threads: int | None = None
     ):
         try:
-            import onnxruntime as ort  # type: ignore[import-untyped]
+            import onnxruntime as ort
         except ImportError as exc:
             raise BackendUnavailable("ONNX embeddings", "onnxruntime") from exc
         from tokenizers import Tokenizer
