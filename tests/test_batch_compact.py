@@ -49,14 +49,17 @@ def test_iter_parse_streams_the_rows_of_parse_questions(tiny_sats):
     assert len(empty) == 1 and empty[0].num_rows == 0
 
 
-def test_pandas_gets_plain_strings_and_polars_categoricals(tiny_sats):
+def test_pandas_and_polars_get_plain_strings(tiny_sats):
     pdf = parse_questions(QUESTIONS, tiny_sats, as_="pandas")
     assert pa.Table.from_pandas(pdf, preserve_index=False).schema.field("keywords").type == (
         QUESTION_SCHEMA.field("keywords").type
     )
     pldf = parse_questions(QUESTIONS, tiny_sats, as_="polars")
     texts = pldf.select("keywords").explode("keywords").unnest("keywords")
-    assert texts.schema["source"] == pl.Categorical
+    # Plain strings, so that a join on a user's String column works.
+    assert texts.schema["source"] == pl.String and pldf.schema["concepts"] == pl.List(pl.String)
+    mine = pl.DataFrame({"concept": ["premium"], "owner": ["analyst"]})
+    assert texts.join(mine, on="concept").height > 0
     assert texts.filter(pl.col("source") == "explicit")["text"].to_list()[:2] == [
         "force majeure",
         "premium",

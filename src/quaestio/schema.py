@@ -3,8 +3,8 @@
 The same schema serves pandas (Arrow-backed dtypes, so nothing is lost on the way back),
 polars and Parquet. Column families (`ColumnFamily` fields) are flattened into top-level columns.
 `COMPACT_SCHEMA` is the same contract with the repeated nested strings dictionary-encoded:
-what the parser builds in memory (arrow and polars); pandas frames and written files get
-`QUESTION_SCHEMA`.
+what the parser builds in memory and returns as Arrow (`as_="arrow"`, `iter_parse`); polars
+and pandas frames and written files get `QUESTION_SCHEMA`.
 """
 
 from __future__ import annotations
@@ -193,24 +193,23 @@ def table_to_frame(table: pa.Table, engine: str = "pandas"):
     """Convert an Arrow table in the question_df schema (plain or `COMPACT_SCHEMA`) to the
     requested engine.
 
-    arrow keeps the table as it is; polars reads dictionary fields as `Categorical` (which
-    compares with strings like `String` does); pandas gets plain Arrow-backed strings, because
-    pandas' ArrowDtype over dictionary types lacks comparisons and fillna, and a categorical
-    would change the dtypes pandas code relies on: the compact form is for arrow and polars.
+    arrow keeps the table as it is (the compact form, for memory); polars and pandas get plain
+    strings: a Categorical `concept` refuses to join with a user's String column in polars,
+    and pandas' ArrowDtype over dictionary types lacks comparisons and fillna.
     """
     if engine == "arrow":
         return table
+    if engine not in ("polars", "pandas"):
+        raise UnknownNameError("engine", engine, ENGINES)
+    if table.schema == compact_schema():  # other tables (hits_df...) pass as they are
+        table = table.cast(question_schema())
     if engine == "polars":
         import polars as pl
 
         return pl.from_arrow(table)
-    if engine == "pandas":
-        import pandas as pd
+    import pandas as pd
 
-        if table.schema == compact_schema():  # other tables (hits_df...) pass as they are
-            table = table.cast(question_schema())
-        return table.to_pandas(types_mapper=pd.ArrowDtype)
-    raise UnknownNameError("engine", engine, ENGINES)
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
 def frame_to_table(frame: Any) -> pa.Table:

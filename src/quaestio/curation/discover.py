@@ -37,6 +37,18 @@ class Discovery(NamedTuple):
     timings: dict[str, float]
 
 
+# The columns of `Discovery.clusters`, empty or not.
+CLUSTER_SCHEMA = {
+    "cluster_id": pl.Int64,
+    "size": pl.Int64,
+    "phrases": pl.Int64,
+    "keywords": pl.Int64,
+    "concepts": pl.String,
+    "label": pl.String,
+    "top_phrases": pl.String,
+}
+
+
 def discover_candidates(
     corpus: Any,
     sats: Satellites,
@@ -268,16 +280,7 @@ def _propose(
         pl.col("docs").cast(pl.Int64),
     )
     cand = cand.sort(["kind", "concept", "similarity"], descending=[True, False, True])
-    schema = {
-        "cluster_id": pl.Int64,
-        "size": pl.Int64,
-        "phrases": pl.Int64,
-        "keywords": pl.Int64,
-        "concepts": pl.String,
-        "label": pl.String,
-        "top_phrases": pl.String,
-    }
-    return cand, pl.DataFrame(clusters, schema=schema)
+    return cand, pl.DataFrame(clusters, schema=CLUSTER_SCHEMA)
 
 
 def _row(
@@ -318,17 +321,7 @@ def _snake(text: str) -> str:
 
 def _empty(phrases: pl.DataFrame, message: str, timings: dict) -> Discovery:
     cand = pl.DataFrame(schema={c: pl.String for c in REVIEW_COLUMNS})
-    clusters = pl.DataFrame(
-        schema={
-            "cluster_id": pl.Int64,
-            "size": pl.Int64,
-            "phrases": pl.Int64,
-            "keywords": pl.Int64,
-            "concepts": pl.String,
-            "label": pl.String,
-            "top_phrases": pl.String,
-        }
-    )
+    clusters = pl.DataFrame(schema=CLUSTER_SCHEMA)
     base = phrases if phrases.height else pl.DataFrame(schema=PHRASE_SCHEMA)
     base = base.with_columns(
         pl.lit(-1, pl.Int64).alias("cluster_id"),
