@@ -422,3 +422,35 @@ def test_a_repeated_question_gets_the_same_row(bundled):
                 w for w in row["provenance"]["warnings"] if not w.startswith(("W101", "W104"))
             ]
         assert one == two
+
+
+def test_loading_the_same_tables_again_takes_no_new_gate_bits():
+    # The service's reload and the workbench's re-parse load the same rows again and again:
+    # the shared literal automaton must stay the size of the distinct gates.
+    from quaestio.analysis import gate
+
+    question = "What is the annual premium on page 3, and who is the insurer?"
+    parse_question(question, load_satellites(extra=_one_cue("reload_probe")))
+    before = gate._LITERALS._next
+    for _ in range(3):
+        row = parse_question(question, load_satellites(extra=_one_cue("reload_probe")))
+    assert gate._LITERALS._next == before
+    assert row.answer_type == "amount"
+    # A changed row is a new gate and takes bits of its own.
+    parse_question(question, load_satellites(extra=_one_cue("another_probe")))
+    assert gate._LITERALS._next > before
+
+
+def _one_cue(word: str) -> dict:
+    return {
+        "cues": pl.DataFrame(
+            {
+                "cue_id": [f"probe_{word}"],
+                "family": ["answer_type"],
+                "target": ["text"],
+                "language": ["en"],
+                "pattern": [rf"\b{word}\b"],
+                "weight": [0.1],
+            }
+        )
+    }

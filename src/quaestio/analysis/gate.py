@@ -45,6 +45,10 @@ class _SharedLiterals:
     def __init__(self) -> None:
         self._factors: dict[str, int] = {DIGIT: 0}  # literal -> the factors it satisfies
         self._next = 0
+        # the factors of a gate -> its bits: a gate with the same patterns (every reload of
+        # the same tables: the service's reload, the workbench's re-parse) takes the bits the
+        # first one took, so the automaton and the ints stay the size of the distinct gates
+        self._registered: dict[tuple, tuple[int, list[int]]] = {}
         self._lock = threading.Lock()
         # (automaton, digit factors, memo) replaced together, so that a reader never mixes
         # the factors of two generations
@@ -54,7 +58,11 @@ class _SharedLiterals:
         """Bits for the factors of one gate's rules (a rule: a list of literal sets): the
         gate's first bit, and each rule's needs counted from there (the gate reads its own
         part of `present` with one shift, and works on small ints)."""
+        signature = tuple(tuple(tuple(sorted(f)) for f in rule) for rule in factors)
         with self._lock:
+            known = self._registered.get(signature)
+            if known is not None:
+                return known[0], list(known[1])
             base, needs = self._next, []
             for rule in factors:
                 need = 0
@@ -67,6 +75,7 @@ class _SharedLiterals:
                 needs.append(need >> base)
             if self._next > base:
                 self._state = None
+            self._registered[signature] = (base, list(needs))
         # Built now, with the gate, not on the next question: the first question's regex
         # budget (`rules.candidates` is timed) must not pay for the automaton.
         self._build()
