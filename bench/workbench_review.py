@@ -25,18 +25,8 @@ import polars as pl
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from workbench_support import Server, candidate, make_folder  # noqa: E402
+from workbench_support import CHROMIUM_FLAGS, Server, candidate, make_folder  # noqa: E402
 
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 CONCEPTS = ("premium", "limit_of_indemnity", "sub_limit", "early_termination", "prime_rate")
 WORDS = (
     "gross",
@@ -96,7 +86,7 @@ def main() -> None:
         app.state.workbench.store.snapshot()  # load the folder before the clock starts
         print(f"setup: folder written and loaded in {time.perf_counter() - t0:.1f} s")
         with Server(app) as server, sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=args.chromium, args=FLAGS)
+            browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             page.set_default_timeout(120_000)
             page.goto(f"{server.url}/candidates")

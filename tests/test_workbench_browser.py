@@ -18,6 +18,7 @@ sync_api = pytest.importorskip(
 )
 
 from workbench_support import (  # noqa: E402
+    CHROMIUM_FLAGS,
     QUESTIONS,
     Server,
     candidate,
@@ -28,18 +29,6 @@ from workbench_support import (  # noqa: E402
 from quaestio.workbench import create_workbench_app  # noqa: E402
 
 CHROMIUM = os.environ.get("QUAESTIO_CHROMIUM", "/usr/bin/chromium")
-# Without the background-networking flags Chromium keeps dialling out, which this sandbox
-# refuses; --no-sandbox because CI runs as root.
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TIMEOUT_MS = 90_000  # the machine running the tests may be shared and slow
 
 sync_api.expect.set_options(timeout=TIMEOUT_MS)
@@ -52,7 +41,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield b
         b.close()
 

@@ -10,6 +10,19 @@ from pathlib import Path
 import polars as pl
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# Headless Chromium for the browser tests, the review bench and the docs' screenshots.
+# Without the background-networking flags Chromium keeps dialling out, which this sandbox
+# refuses; --no-sandbox because CI runs as root.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 QUESTIONS = [
     "What is the annual premium?",
     "What is the insurance premium in Germany?",

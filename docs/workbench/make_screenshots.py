@@ -20,18 +20,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from workbench_support import Server, candidate  # noqa: E402
+from workbench_support import CHROMIUM_FLAGS, Server, candidate  # noqa: E402
 
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 MAX_BYTES = 150_000
 
 
@@ -83,7 +73,7 @@ def main() -> None:
             corpus=ROOT / "examples" / "curation_corpus",
         )
         with Server(app) as server, sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             page.set_default_timeout(120_000)
             url = server.url
