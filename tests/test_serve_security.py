@@ -18,7 +18,7 @@ from starlette.requests import Request  # noqa: E402
 
 from quaestio.serve import ServeConfig  # noqa: E402
 from quaestio.serve.auth import KeyFileError, KeyRing, hash_key, new_key_line  # noqa: E402
-from quaestio.serve.service import Service  # noqa: E402
+from quaestio.serve.service import Service, ServiceNotStarted  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "src" / "quaestio" / "satellites" / "data"
 
@@ -106,6 +106,14 @@ def test_without_keys_only_loopback_clients_are_served():
     with pytest.raises(HTTPException) as info:
         service.principal(request("10.1.2.3"), "reader")
     assert info.value.status_code == 401
+
+
+def test_what_start_opens_is_not_read_before_it():
+    service = Service(ServeConfig())
+    for name in ("satellites", "store", "cpu", "index", "llm", "llm_config", "answer_client"):
+        with pytest.raises(ServiceNotStarted, match=rf"^Service\.{name} is opened by"):
+            getattr(service, name)
+    assert service.loaded() == {"satellites": False, "index": True}, service.loaded()
 
 
 def test_the_rate_limit_answers_429_with_retry_after(server, keys):

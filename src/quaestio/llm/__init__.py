@@ -12,7 +12,13 @@ Nothing here imports `openai` until a request is sent.
 
 from .cache import ReplyCache, normalize
 from .client import Completion, LLMClient
-from .config import LLMConfig, LLMConfigError, LLMUnavailableError, redact
+from .config import (
+    LLMConfig,
+    LLMConfigError,
+    LLMUnavailableError,
+    ResolvedLLMConfig,
+    redact,
+)
 from .engine import LLM, as_llm
 from .prompt import PROMPT_VERSION
 
@@ -21,6 +27,7 @@ __all__ = [
     "LLMConfig",
     "LLMConfigError",
     "LLMUnavailableError",
+    "ResolvedLLMConfig",
     "LLMClient",
     "Completion",
     "ReplyCache",

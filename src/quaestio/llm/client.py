@@ -14,20 +14,22 @@ import random
 import time
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .config import LLMConfig
+from .config import ResolvedLLMConfig
 
-Conversation = Generator[tuple[str, Any], tuple[Any, BaseException | None], "Completion"]
+M = TypeVar("M", bound=BaseModel)  # the reply model a call validates against
+Outcome = tuple[Any, BaseException | None]  # (the SDK's response, or the error it raised)
+Conversation = Generator[tuple[str, Any], Outcome, "Completion[M]"]
 
 
 @dataclass
-class Completion:
+class Completion(Generic[M]):
     """The outcome of one structured call (after every retry and re-ask)."""
 
-    reply: BaseModel | None
+    reply: M | None
     status: str  # "ok" or "fallback:<reason>"
     attempts: int = 0  # HTTP requests sent
     tokens_in: int = 0
@@ -43,7 +45,7 @@ class Completion:
 class LLMClient:
     """Sync and async structured calls against one configured (resolved) endpoint."""
 
-    def __init__(self, config: LLMConfig):
+    def __init__(self, config: ResolvedLLMConfig):
         self.config = config
         self._format = "json_object" if config.response_format == "json_object" else "json_schema"
         self._sync: Any = None
@@ -59,8 +61,8 @@ class LLMClient:
         }
 
     def complete(
-        self, messages: list[dict], model: type[BaseModel], schema: dict, name: str = "analysis"
-    ) -> Completion:
+        self, messages: list[dict], model: type[M], schema: dict, name: str = "analysis"
+    ) -> Completion[M]:
         if self._sync is None:
             from openai import OpenAI
 
@@ -76,6 +78,7 @@ class LLMClient:
                     action, value = conversation.send((None, None))
                     continue
                 time.sleep(max(0.0, self._resume_at - time.monotonic()))
+                outcome: Outcome
                 try:
                     outcome = (self._sync.chat.completions.create(**value), None)
                 except Exception as exc:  # classified by the conversation
@@ -96,12 +99,12 @@ class LLMClient:
     async def acomplete(
         self,
         messages: list[dict],
-        model: type[BaseModel],
+        model: type[M],
         schema: dict,
         name: str = "analysis",
         *,
         session: Any = None,
-    ) -> Completion:
+    ) -> Completion[M]:
         if session is None:
             session = self.async_session()
             try:
@@ -119,6 +122,7 @@ class LLMClient:
                     continue
                 while (wait := self._resume_at - time.monotonic()) > 0:
                     await asyncio.sleep(wait)
+                outcome: Outcome
                 try:
                     outcome = (await session.chat.completions.create(**value), None)
                 except Exception as exc:
@@ -133,11 +137,11 @@ class LLMClient:
             self._sync = None
 
     def _conversation(
-        self, messages: list[dict], model: type[BaseModel], schema: dict, name: str
-    ) -> Conversation:
+        self, messages: list[dict], model: type[M], schema: dict, name: str
+    ) -> Conversation[M]:
         c = self.config
         messages = list(messages)
-        result = Completion(None, "")
+        result: Completion[M] = Completion(None, "")
         failures = reasks = 0
         while True:
             # The schema goes in extra_body, sent as is: the SDK's typed-parameter transform
@@ -171,18 +175,18 @@ class LLMClient:
                 # A refusal is a decision, not noise: asking again costs a call for the same no.
                 return self._fail(result, "refusal", choice.message.refusal)
             content = choice.message.content or ""
-            reason, error = _check(content, model, choice.finish_reason)
-            if reason is None:
+            invalid, error = _check(content, model, choice.finish_reason)
+            if invalid is None:
                 result.reply, result.status = error, "ok"
                 return result
             if reasks >= c.reasks:
-                return self._fail(result, reason, error)
+                return self._fail(result, invalid, error)
             reasks += 1
             messages += [
                 {"role": "assistant", "content": content},
                 {
                     "role": "user",
-                    "content": f"Your reply is not valid ({reason}): "
+                    "content": f"Your reply is not valid ({invalid}): "
                     f"{error}\nAnswer again with only the JSON object the schema asks "
                     f"for, complete, with no other text.",
                 },
@@ -230,7 +234,7 @@ class LLMClient:
             return ("auth_error" if status in (401, 403) else f"http_{status}"), None
         return "bad_response", backoff  # e.g. a garbled envelope from a proxy: transient
 
-    def _fail(self, result: Completion, reason: str, error: Any) -> Completion:
+    def _fail(self, result: Completion[M], reason: str, error: Any) -> Completion[M]:
         result.status = f"fallback:{reason}"
         text = (
             f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
@@ -239,9 +243,7 @@ class LLMClient:
         return result
 
 
-def _check(
-    content: str, model: type[BaseModel], finish_reason: str | None
-) -> tuple[str | None, Any]:
+def _check(content: str, model: type[M], finish_reason: str | None) -> tuple[str | None, Any]:
     """(None, reply) when `content` is a valid `model`, else (reason, error text)."""
     text = _json_part(content)
     try:
@@ -272,6 +274,6 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-def _timed(result: Completion, started: float) -> Completion:
+def _timed(result: Completion[M], started: float) -> Completion[M]:
     result.latency_ms = (time.perf_counter() - started) * 1000
     return result

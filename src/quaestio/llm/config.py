@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import QuaestioError
 
+if TYPE_CHECKING:
+    from ..satellites.defaults import Defaults
+
 Vocabulary = Collection[str] | Callable[[str], bool]
 ResponseFormat = Literal["auto", "json_schema", "json_object"]
+T = TypeVar("T")
 
 ENV = {
     "base_url": "QUAESTIO_LLM_BASE_URL",
@@ -25,22 +29,6 @@ ENV = {
     "cache_path": "QUAESTIO_LLM_CACHE",
     "concurrency": "QUAESTIO_LLM_CONCURRENCY",
     "timeout": "QUAESTIO_LLM_TIMEOUT",
-}
-
-# knob → the `defaults` row that supplies it when neither an argument nor the environment does
-_FROM_DEFAULTS = {
-    "timeout": "llm_timeout_s",
-    "max_retries": "llm_max_retries",
-    "reasks": "llm_reasks",
-    "backoff": "llm_backoff_s",
-    "retry_after_max": "llm_retry_after_max_s",
-    "concurrency": "llm_concurrency",
-    "temperature": "llm_temperature",
-    "rewrites": "llm_rewrites",
-    "max_candidates": "llm_max_candidates",
-    "rewrite_weight": "weight_llm_rewrite",
-    "rewrite_language": "llm_rewrite_language",
-    "max_tokens": "llm_max_tokens",
 }
 
 
@@ -133,32 +121,87 @@ class LLMConfig:
             )
         return self
 
-    def resolved(self, defaults: Any) -> LLMConfig:
-        """A copy with every unset knob taken from the satellites' `Defaults`."""
+    def resolved(self, defaults: Defaults) -> ResolvedLLMConfig:
+        """Every unset knob taken from the satellites' `Defaults` (`llm_*` rows), the key
+        from the environment, the vocabulary folded once."""
         self.require()
-        filled = {
-            n: getattr(defaults, key)
-            for n, key in _FROM_DEFAULTS.items()
-            if getattr(self, n) is None
-        }
-        if self.api_key is None:
-            filled["api_key"] = os.environ.get(ENV["api_key"]) or "not-needed"
-        if self.vocabulary is not None and not callable(self.vocabulary):
+        assert self.base_url and self.model  # require() raised otherwise
+        d = defaults
+        vocabulary = self.vocabulary
+        if vocabulary is not None and not callable(vocabulary):
             from ..analysis.text import fold
 
-            filled["vocabulary"] = frozenset(fold(t) for t in self.vocabulary)  # once
-        return replace(self, **filled)
+            vocabulary = frozenset(fold(t) for t in vocabulary)
+        return ResolvedLLMConfig(
+            base_url=self.base_url,
+            model=self.model,
+            api_key=(
+                self.api_key
+                if self.api_key is not None
+                else os.environ.get(ENV["api_key"]) or "not-needed"
+            ),
+            timeout=_either(self.timeout, d.llm_timeout_s),
+            max_retries=_either(self.max_retries, d.llm_max_retries),
+            reasks=_either(self.reasks, d.llm_reasks),
+            backoff=_either(self.backoff, d.llm_backoff_s),
+            retry_after_max=_either(self.retry_after_max, d.llm_retry_after_max_s),
+            concurrency=_either(self.concurrency, d.llm_concurrency),
+            cache_path=self.cache_path,
+            temperature=_either(self.temperature, d.llm_temperature),
+            rewrites=_either(self.rewrites, d.llm_rewrites),
+            rewrite_weight=_either(self.rewrite_weight, d.weight_llm_rewrite),
+            rewrite_language=_either(self.rewrite_language, d.llm_rewrite_language),
+            vocabulary=vocabulary,
+            max_candidates=_either(self.max_candidates, d.llm_max_candidates),
+            max_tokens=_either(self.max_tokens, d.llm_max_tokens),
+            response_format=self.response_format,
+        )
+
+    def redact(self, text: str) -> str:
+        return redact(text, self.api_key)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResolvedLLMConfig:
+    """An `LLMConfig` with every knob filled (`LLMConfig.resolved`): what `LLM.config` holds.
+
+    The fields are those of `LLMConfig`, none of them unset; `cache_path` None means no
+    cache, and the vocabulary, when it is a collection, is a frozenset of folded terms.
+    """
+
+    base_url: str
+    model: str
+    api_key: str = field(repr=False)
+    timeout: float
+    max_retries: int
+    reasks: int
+    backoff: float
+    retry_after_max: float
+    concurrency: int
+    cache_path: str | None
+    temperature: float
+    rewrites: int
+    rewrite_weight: float
+    rewrite_language: str
+    vocabulary: frozenset[str] | Callable[[str], bool] | None = field(repr=False, compare=False)
+    max_candidates: int
+    max_tokens: int
+    response_format: ResponseFormat
 
     def redact(self, text: str) -> str:
         return redact(text, self.api_key)
 
     def knows(self, term: str) -> bool:
-        """Whether the corpus vocabulary holds `term` (always True without a vocabulary)."""
+        """Whether the corpus vocabulary holds the folded `term` (always True without one)."""
         if self.vocabulary is None:
             return True
         if callable(self.vocabulary):
             return bool(self.vocabulary(term))
         return term in self.vocabulary
+
+
+def _either(value: T | None, default: T) -> T:
+    return default if value is None else value
 
 
 def redact(text: str, secret: str | None) -> str:

@@ -99,12 +99,12 @@ class LLM:
         )
         return self.finish(job, result, finish)
 
-    def finish(self, job: Prepared, result: Completion, finish: Finish) -> dict:
+    def finish(self, job: Prepared, result: Completion[Analysis], finish: Finish) -> dict:
         from .merge import apply, provenance
         from .validate import check
 
         record = job.offline
-        if result.ok:
+        if result.reply is not None:
             try:
                 checked = check(result.reply, job.draft, job.offline, job.names, self.config)
                 apply(job.draft, checked, self.config.rewrite_weight, job.offline)
@@ -140,13 +140,13 @@ class LLM:
         self, items: list[tuple[Any, float]], finish: Finish, bar: Any
     ) -> list[dict]:
         limit = asyncio.Semaphore(max(1, self.config.concurrency))
-        inflight: dict[str, asyncio.Future] = {}
+        inflight: dict[str, asyncio.Future[Completion[Analysis] | None]] = {}
         session = self.client.async_session()
 
         async def one(draft: Any, started: float) -> dict:
             # Preparing inside the slot lets one question's CPU work overlap the others'
             # waiting on the network, instead of all of it running before the first request.
-            shared = None
+            shared: asyncio.Future[Completion[Analysis] | None] | None = None
             async with limit:
                 job = self.prepare(draft, started, finish)
                 result = self._from_cache(job)
@@ -175,6 +175,7 @@ class LLM:
                         ),
                     )
                 )
+            assert result is not None  # from the cache, this request, or the shared one
             record = self.finish(job, result, finish)
             if bar is not None:
                 bar.update(1)
@@ -188,7 +189,7 @@ class LLM:
                 bar.close()
 
     # -- cache ----------------------------------------------------------------------------
-    def _from_cache(self, job: Prepared) -> Completion | None:
+    def _from_cache(self, job: Prepared) -> Completion[Analysis] | None:
         if self.cache is None:
             return None
         raw = self.cache.get(job.key)
@@ -199,8 +200,8 @@ class LLM:
         except ValueError:
             return None  # written by an older model version: ask again
 
-    def _store(self, job: Prepared, result: Completion) -> Completion:
-        if self.cache is not None and result.ok:
+    def _store(self, job: Prepared, result: Completion[Analysis]) -> Completion[Analysis]:
+        if self.cache is not None and result.reply is not None:
             self.cache.put(
                 job.key,
                 self.config.model,
@@ -230,7 +231,7 @@ class LLM:
             self.cache.close()
 
 
-def _shared(first: Completion) -> Completion:
+def _shared(first: Completion[Analysis]) -> Completion[Analysis]:
     if not first.ok:
         return replace(first, tokens_in=0, tokens_out=0, attempts=0)
     return Completion(first.reply, "cached")

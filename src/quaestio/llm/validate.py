@@ -10,6 +10,7 @@ rejected, the offline value stays, and a warning with a stable code says which a
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..analysis.language import stopwords_for
 from ..analysis.text import fold, tokenize
 from ..errors import WarningCode
 from ..types import DecompositionPattern, LayoutHint
-from .config import LLMConfig
+from .config import ResolvedLLMConfig
 from .models import AMBIGUITY_REASONS, Analysis
 from .prompt import allowed_shapes
 
@@ -52,7 +53,11 @@ class Checked:
 
 
 def check(
-    reply: Analysis, draft: Draft, record: dict[str, Any], names: list[str], config: LLMConfig
+    reply: Analysis,
+    draft: Draft,
+    record: dict[str, Any],
+    names: list[str],
+    config: ResolvedLLMConfig,
 ) -> Checked:
     out = Checked()
     question = draft.original
@@ -131,7 +136,7 @@ def _key(value: Any) -> str:
     return regex.sub(r"[\s_\-]+", "_", fold(str(value)).strip())
 
 
-def _toc(out: Checked, value: str | None, draft: Draft, config: LLMConfig) -> None:
+def _toc(out: Checked, value: str | None, draft: Draft, config: ResolvedLLMConfig) -> None:
     toc = list(draft.options.get("toc") or ())
     if value is None:
         out.values["toc_section_hint"] = None
@@ -215,7 +220,7 @@ def _clarification(out: Checked, reply: Analysis, draft: Draft, words: set[str])
 
 
 def _rewrites(
-    out: Checked, reply: Analysis, draft: Draft, record: dict[str, Any], config: LLMConfig
+    out: Checked, reply: Analysis, draft: Draft, record: dict[str, Any], config: ResolvedLLMConfig
 ) -> None:
     language = config.rewrite_language or draft.language
     stop = stopwords_for(draft.sats, language) | stopwords_for(draft.sats, draft.language)
@@ -258,7 +263,7 @@ def _rewrites(
         )
 
 
-def _grounded_term(draft: Draft, language: str | None):
+def _grounded_term(draft: Draft, language: str | None) -> Callable[[str], bool]:
     """Without a corpus vocabulary, a rewrite term must be a word of the question, of the
     dictionary, or of the language's word list: a hostile or confused reply cannot bring
     words that are none of these ("rootkit exfiltration") into the keywords."""
@@ -267,7 +272,7 @@ def _grounded_term(draft: Draft, language: str | None):
 
     question = {t.folded for t in draft.tokens}
     dictionary = dictionary_index(draft.sats).token_counts
-    words = language_vocabulary(language) if language else {}
+    words: Container[str] = language_vocabulary(language) if language else frozenset()
     return lambda term: term in question or term in dictionary or term in words
 
 

@@ -16,10 +16,11 @@ from .sse import EventStream
 from .turns import start_turn
 
 router = APIRouter(prefix="/v1/conversations", tags=["conversations"])
+Auth = tuple[Service, Principal]
 
 
-def caller(request: Request) -> tuple[Service, Principal]:
-    svc = request.app.state.service
+def caller(request: Request) -> Auth:
+    svc: Service = request.app.state.service
     return svc, svc.principal(request, "reader")
 
 
@@ -32,7 +33,7 @@ def _owned(svc: Service, who: Principal, conversation_id: str) -> list[dict[str,
 
 
 @router.post("", status_code=202, response_model=TurnAccepted)
-async def submit(body: TurnRequest, request: Request, auth=Depends(caller)):
+async def submit(body: TurnRequest, request: Request, auth: Auth = Depends(caller)):
     """Start a turn; the work runs in the background, its events at `events`."""
     svc, who = auth
     if body.llm and svc.llm is None:
@@ -56,7 +57,7 @@ async def submit(body: TurnRequest, request: Request, auth=Depends(caller)):
 
 
 @router.get("/{conversation_id}", response_model=Conversation)
-async def read(conversation_id: str, auth=Depends(caller)):
+async def read(conversation_id: str, auth: Auth = Depends(caller)):
     """The kept turns: question, parsed row, answer, citations, prompt parts, model, tokens."""
     svc, who = auth
     turns = _owned(svc, who, conversation_id)
@@ -67,7 +68,7 @@ async def read(conversation_id: str, auth=Depends(caller)):
 
 
 @router.delete("/{conversation_id}", status_code=204)
-async def forget(conversation_id: str, auth=Depends(caller)):
+async def forget(conversation_id: str, auth: Auth = Depends(caller)):
     svc, who = auth
     _owned(svc, who, conversation_id)
     svc.store.delete(conversation_id)
@@ -89,7 +90,7 @@ async def events(
     request: Request,
     turn: int | None = Query(None, ge=1, le=1_000_000),
     last_event_id: str | None = Header(None),
-    auth=Depends(caller),
+    auth: Auth = Depends(caller),
 ):
     """Server-sent events of one turn (the latest by default). `Last-Event-ID: <turn>.<n>`
     resumes after the n-th event; idle streams get heartbeat comments."""

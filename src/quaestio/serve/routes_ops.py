@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from .models import ReloadResult
 from .problems import problem
 from .respond import Json
+from .service import Service
 
 router = APIRouter(tags=["operations"])
 
@@ -24,13 +25,11 @@ async def healthz():
 @router.get("/readyz")
 async def readyz(request: Request):
     """Ready: satellites and index loaded, and the LLM server reachable when configured."""
-    svc = request.app.state.service
-    checks = {
-        "satellites": svc.satellites is not None,
-        "index": svc.index is not None or svc.config.index is None,
-    }
-    if svc.llm_config is not None:
-        checks["llm"] = await _reachable(svc.llm_config.base_url)
+    svc: Service = request.app.state.service
+    checks = svc.loaded()
+    llm_config = svc.llm_config if svc.ready else None
+    if llm_config is not None:
+        checks["llm"] = await _reachable(llm_config.base_url)
     ready = svc.ready and all(checks.values())
     return Json({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
 
@@ -48,7 +47,7 @@ async def _reachable(base_url: str) -> bool:
 @router.get("/metrics", response_class=Response)
 async def metrics(request: Request):
     """Prometheus text: requests and latency by route, llm_status, open streams, RSS."""
-    svc = request.app.state.service
+    svc: Service = request.app.state.service
     svc.principal(request, "reader")
     return Response(generate_latest(svc.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
@@ -61,7 +60,7 @@ async def metrics(request: Request):
 async def reload_satellites(request: Request):
     """Validate the satellite folder again and serve it; a broken table keeps the serving
     tables and returns every failure (admin key)."""
-    svc = request.app.state.service
+    svc: Service = request.app.state.service
     svc.principal(request, "admin")
     ok, failures = await run_in_threadpool(svc.reload_satellites)
     if not ok:

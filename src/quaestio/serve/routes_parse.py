@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -14,6 +14,9 @@ from ..schema import QUESTION_SCHEMA, to_record
 from .models import ParseOptions, ParseRequest, ParseResponse, SearchRequest, SearchResponse
 from .respond import Json, arrow_body, blocking, wants_arrow
 from .service import Service
+
+if TYPE_CHECKING:
+    from ..retrieval.index import Index
 
 router = APIRouter(prefix="/v1", tags=["stateless"])
 OPTION_NAMES = ("toc", "scope", "parties", "language")
@@ -54,7 +57,8 @@ async def parse(body: ParseRequest, request: Request, svc: Service = Depends(rea
 async def search(body: SearchRequest, svc: Service = Depends(reader)):
     """Retrieve hits_df rows for questions (parsed first) or question_df rows; with
     `confirm`, the verdicts and values of the confirmation too."""
-    if svc.index is None:
+    index = svc.index
+    if index is None:
         raise HTTPException(503, "the service was started without an index")
     if body.rows is not None and body.questions is not None:
         raise HTTPException(422, "send either questions or rows, not both")
@@ -72,7 +76,9 @@ async def search(body: SearchRequest, svc: Service = Depends(reader)):
             timeout=timeout,
             limiter=svc.cpu,
         )
-    return Json(await blocking(search_rows, svc, rows, body, timeout=timeout, limiter=svc.cpu))
+    return Json(
+        await blocking(search_rows, svc, index, rows, body, timeout=timeout, limiter=svc.cpu)
+    )
 
 
 def _questions(one: str | None, many: list | None) -> list:
@@ -83,7 +89,7 @@ def _questions(one: str | None, many: list | None) -> list:
 
 def parse_rows(svc: Service, questions: list, options: ParseOptions) -> list[dict[str, Any]]:
     """question_df records, exactly one per input; a too-long question is an error row."""
-    from ..analysis import parse_question, parse_questions
+    from ..analysis import check_question, parse_question, parse_questions
     from ..analysis.batch import _error_row
 
     c, sats = svc.config, svc.satellites
@@ -104,7 +110,7 @@ def parse_rows(svc: Service, questions: list, options: ParseOptions) -> list[dic
                 rows.append(
                     to_record(
                         parse_question(
-                            q,
+                            check_question(q, column="question"),  # None: an error row
                             sats,
                             question_id=f"q{i}",
                             llm=llm,
@@ -155,7 +161,9 @@ def rows_from_json(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return pa.Table.from_pylist(typed, schema=QUESTION_SCHEMA).to_pylist()
 
 
-def search_rows(svc: Service, rows: list[dict[str, Any]], body: SearchRequest) -> dict[str, Any]:
+def search_rows(
+    svc: Service, index: Index, rows: list[dict[str, Any]], body: SearchRequest
+) -> dict[str, Any]:
     from ..retrieval import Funnel, dispatch, search
 
     ok = [r for r in rows if not r.get("error_code")]
@@ -174,7 +182,7 @@ def search_rows(svc: Service, rows: list[dict[str, Any]], body: SearchRequest) -
     )
     if body.backend:
         hits = search(
-            svc.index,
+            index,
             table,
             backend=body.backend,
             k=body.k,
@@ -186,7 +194,7 @@ def search_rows(svc: Service, rows: list[dict[str, Any]], body: SearchRequest) -
     else:
         hits = dispatch(
             table,
-            svc.index,
+            index,
             k=body.k,
             funnel=funnel,
             satellites=svc.satellites,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -17,6 +17,9 @@ from .memory import carry_forward, context_for
 from .prompt import compile_prompt
 from .respond import on_cpu
 from .service import Service
+
+if TYPE_CHECKING:
+    from ..retrieval.index import Index
 
 log = logging.getLogger("quaestio.serve")
 HIT_FIELDS = (
@@ -138,10 +141,11 @@ async def _work(
             {"question": row["suggested_clarification"], "reason": row.get("ambiguity_reason")},
         )
         return {**out, "status": "clarification"}
-    if service.index is None:
+    index = service.index
+    if index is None:
         turn_log.publish("error", {"code": "no_index", "detail": "the service has no index"})
         return {**out, "status": "error"}
-    hits, verdict, values = await on_cpu(service.cpu, _retrieve, service, row)
+    hits, verdict, values = await on_cpu(service.cpu, _retrieve, service, index, row)
     turn_log.publish("hits", {"hits": [{f: h.get(f) for f in HIT_FIELDS} for h in hits]})
     turn_log.publish("confirmed", {"verdict": verdict, "values": values[:5]})
     answer, prompt_record = await _answer(service, turn_log, row, hits, verdict, values)
@@ -172,14 +176,14 @@ def _parse(
     return to_record(parsed)
 
 
-def _retrieve(service: Service, row: dict[str, Any]):
+def _retrieve(service: Service, index: Index, row: dict[str, Any]):
     from ..confirm import confirm
     from ..retrieval import dispatch
 
     table = pa.Table.from_pylist([row], schema=QUESTION_SCHEMA)
     hits = dispatch(
         table,
-        service.index,
+        index,
         k=service.config.k,
         satellites=service.satellites,
         default_backend=service.config.backend,
@@ -201,13 +205,14 @@ def _retrieve(service: Service, row: dict[str, Any]):
 
 async def _answer(service: Service, turn_log: TurnLog, row, hits, verdict, values):
     sats = service.satellites
-    if service.answer_client is None or not hits:
+    client, config = service.answer_client, service.llm_config
+    if client is None or config is None or not hits:  # both are set together, with --llm
         answer = extractive(row, hits, verdict, values, sats)
         return answer, {"mode": "extractive", "model": None}
     prompt = compile_prompt(row, hits, sats, budget=service.config.token_budget)
     record = {
         "mode": "llm",
-        "model": service.llm_config.model,
+        "model": config.model,
         "part_ids": prompt.part_ids,
         "prompt_tokens_estimate": prompt.tokens,
         "dropped": prompt.dropped,
@@ -219,11 +224,11 @@ async def _answer(service: Service, turn_log: TurnLog, row, hits, verdict, value
 
     try:
         answer = await stream_answer(
-            service.answer_client,
-            service.llm_config.model,
+            client,
+            config.model,
             prompt,
             token,
-            max_tokens=service.llm_config.max_tokens,
+            max_tokens=config.max_tokens,
         )
     except asyncio.CancelledError:
         raise
@@ -235,7 +240,7 @@ async def _answer(service: Service, turn_log: TurnLog, row, hits, verdict, value
         }
         record["llm_status"] = f"fallback:{reason}"
         return answer, record
-    answer["model"] = service.llm_config.model
+    answer["model"] = config.model
     service.metrics.answer_tokens.labels("in").inc(answer.get("tokens_in") or 0)
     service.metrics.answer_tokens.labels("out").inc(answer.get("tokens_out") or 0)
     record.update(
