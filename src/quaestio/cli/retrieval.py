@@ -63,8 +63,6 @@ def index_command(
     update: bool,
 ) -> None:
     """Chunk and index the Markdown/text files of DOCS (a folder or one file)."""
-    from ..retrieval import build_index
-
     if (output is None) == (dsn is None):
         raise click.UsageError("give one of -o/--output (a folder) or --postgres DSN")
     if update and dsn is not None:
@@ -98,7 +96,7 @@ def index_command(
                         encoding,
                     )
                 else:
-                    index = build_index(docs, output, **options)
+                    index = _build(docs, output, options)
                 m = {
                     **index.manifest,
                     "sections": sum(
@@ -121,6 +119,19 @@ def index_command(
         f"[{m['embedding_model']['name'] if m['embedding_model'] else 'bm25 only'}]",
         err=True,
     )
+
+
+def _build(docs: str, output: str, options: dict[str, Any]):
+    """`build_index` with one bar through its stages (chunking, embedding) on a terminal;
+    redirected output gets only the summary line."""
+    from ..retrieval import build_index
+    from .progress import StageBar
+
+    bar = StageBar()
+    try:
+        return build_index(docs, output, **{**options, "progress": bar})
+    finally:
+        bar.close()
 
 
 def _has_manifest(output: str) -> bool:

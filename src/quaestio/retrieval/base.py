@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -12,6 +12,10 @@ import pyarrow as pa
 
 from ..schema import frame_to_table
 from .schema import HIT_COLUMNS, HITS_SCHEMA, to_engine
+
+# progress(stage, done, total): how far a long step is, for the caller's bar (the shape of
+# `quaestio.curation`'s, so the CLI's one `StageBar` serves both)
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass

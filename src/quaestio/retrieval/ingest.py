@@ -10,11 +10,12 @@ from typing import Any
 
 import pyarrow as pa
 
+from .base import Progress
 from .chunking import ChunkOptions, chunk_document
 from .describe import Describe
 from .errors import IngestionError
 from .schema import CHUNK_SCHEMA, DOCUMENT_SCHEMA
-from .sources import RawDoc, iter_documents
+from .sources import RawDoc, count_documents, iter_documents
 
 
 def fingerprint(raw: RawDoc) -> str:
@@ -33,7 +34,7 @@ def chunk_documents(
     options: ChunkOptions | None = None,
     describe: Describe | None = None,
     encoding: str | None = None,
-    progress: bool | None = None,
+    progress: bool | Progress | None = None,
     skipped: list[dict] | None = None,
     select: Callable[[RawDoc], bool] | None = None,
     fingerprints: dict[str, str] | None = None,
@@ -50,7 +51,9 @@ def chunk_documents(
         describe: Optional `describe(kind, text, title) -> str` writing the document summaries
             and piece descriptions (an LLM); extractive when None.
         encoding: Force one encoding for every file (else UTF-8 with fallbacks).
-        progress: Progress bar on stderr; by default for 200+ documents on a terminal.
+        progress: A callable, called as `progress("chunking", done, total)` per document
+            (the caller draws the bar); True/None: a bar on stderr when it is a terminal
+            (None: for 200+ documents only); False: none.
         skipped: A list that receives one dict per skipped file or fallback.
         select: Chunk only the documents for which `select(raw)` is true (an update skips
             the unchanged ones); the others are still read, so none is lost unseen.
@@ -73,7 +76,11 @@ def chunk_documents(
     skipped = skipped if skipped is not None else []
     docs, rows, read = [], [], 0
     items = iter_documents(source, encoding=encoding, skipped=skipped)
-    for raw in _progress(items, source, progress):
+    if callable(progress):
+        items = _reported(items, progress, count_documents(source))
+    else:
+        items = _progress(items, source, progress)
+    for raw in items:
         read += 1
         if select is not None and not select(raw):
             continue
@@ -95,6 +102,16 @@ def chunk_documents(
 
 def _name(source: Any) -> str:
     return str(source) if not hasattr(source, "columns") else "documents DataFrame"
+
+
+def _reported(items, report: Progress, total: int):
+    report("chunking", 0, total)
+    done = 0
+    for raw in items:
+        yield raw
+        done += 1
+        report("chunking", min(done, total), total)
+    report("chunking", total, total)  # skipped files are done too
 
 
 def _progress(items, source: Any, progress: bool | None):

@@ -78,29 +78,47 @@ def iter_documents(
         yield doc
 
 
-def _raw(source: Any, encoding: str | None, skipped: list) -> Iterator[RawDoc]:
+def count_documents(source: Any) -> int:
+    """How many documents `source` offers (rows, or files to read): the total of a bar,
+    before empty, binary and duplicate ones are skipped."""
+    if _is_frame(source):
+        return len(source)
+    return sum(len(_files(root)) for root in _roots(source))
+
+
+def _is_frame(source: Any) -> bool:
     pd, pl = sys.modules.get("pandas"), sys.modules.get("polars")
-    if (pd is not None and isinstance(source, pd.DataFrame)) or (
+    return (pd is not None and isinstance(source, pd.DataFrame)) or (
         pl is not None and isinstance(source, pl.DataFrame)
-    ):
-        yield from _from_frame(source, skipped)
-        return
-    paths = [source] if isinstance(source, (str, Path)) else list(source)
-    for root in map(Path, paths):
+    )
+
+
+def _roots(source: Any) -> list[Path]:
+    roots = [Path(p) for p in ([source] if isinstance(source, (str, Path)) else list(source))]
+    for root in roots:
         if not root.exists():
             raise IngestionError(str(root), "no such file or folder")
-        files = (
-            sorted(
-                p
-                for p in root.rglob("*")
-                if p.is_file()
-                and p.suffix.lower() in SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(root).parts)
-            )
-            if root.is_dir()
-            else [root]
-        )
-        for path in files:
+    return roots
+
+
+def _files(root: Path) -> list[Path]:
+    if not root.is_dir():
+        return [root]
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+
+
+def _raw(source: Any, encoding: str | None, skipped: list) -> Iterator[RawDoc]:
+    if _is_frame(source):
+        yield from _from_frame(source, skipped)
+        return
+    for root in _roots(source):
+        for path in _files(root):
             doc_id = path.relative_to(root).as_posix() if root.is_dir() else path.name
             text, used = _decode(path, encoding, skipped)
             if text is not None:
