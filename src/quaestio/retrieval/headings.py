@@ -68,6 +68,12 @@ class HeadingIndex:
         self.lengths = np.fromiter(map(len, self.headings), np.int64, len(self.headings))
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         codes, owner = _code_points(self.headings, self.lengths)
+        self.chars, self.codes = _dense_ids(codes.astype(np.int64))
+        self.starts = np.concatenate([[0], np.cumsum(self.lengths)])[:-1]
+        self.columns, self.first, self.offsets = _by_position(self.codes, self.lengths)
+        self.least = np.asarray(
+            [least_lcs(m, cutoff) for m in range(int(self.lengths.max(initial=0)) + 1)]
+        )
         self.grams = [_Grams(q, codes, owner, self.lengths, cutoff) for q in (1, 2)]
         prefix = [g.prefix_cost() for g in self.grams]
         uses_bigrams = prefix[1] < prefix[0]  # each heading listed under its cheaper prefix
@@ -82,7 +88,7 @@ class HeadingIndex:
         if found is None:
             from rapidfuzz import fuzz
 
-            rows = self.candidates(hint)
+            rows = self.window_bound(hint)
             score = fuzz.partial_ratio
             hit = [int(r) for r in rows if score(hint, self.headings[r]) >= self.cutoff]
             found = np.sort(np.flatnonzero(np.isin(self.ids, hit)))
@@ -92,6 +98,24 @@ class HeadingIndex:
         else:
             self._cache.move_to_end(hint)
         return found
+
+    def window_bound(self, hint: str) -> np.ndarray:
+        """Heading ids the LCS bounds (`_lcs`) leave: a superset of the matches, smaller than
+        `candidates` (which it replaces when numba is there)."""
+        from . import _lcs
+
+        if not _lcs.NUMBA or not hint or not len(self.chars):
+            return self.candidates(hint)
+        codes = np.frombuffer(hint.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        at = np.minimum(np.searchsorted(self.chars, codes), len(self.chars) - 1)
+        ids = np.where(self.chars[at] == codes, at, -1)
+        forward, backward = _lcs.pattern_masks(ids, len(self.chars))
+        rows = _lcs.whole_lcs_may_reach(
+            len(hint), forward, self.columns, self.first, self.offsets, self.lengths, self.least
+        )
+        return _lcs.may_match(
+            len(hint), forward, backward, self.codes, self.starts, self.lengths, rows, self.least
+        )
 
     def candidates(self, hint: str) -> np.ndarray:
         """Heading ids (in length order) that may reach the cutoff: a superset of the matches."""
@@ -202,6 +226,19 @@ def _code_points(texts: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.
     """Every code point of `texts` and the position of the text it belongs to."""
     codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     return codes, np.repeat(np.arange(len(texts)), lengths)
+
+
+def _by_position(codes: np.ndarray, lengths: np.ndarray):
+    """The t-th character of every heading longer than t, for t = 0, 1, ...: headings are in
+    length order, so those are the ids from first[t] on, stored from offsets[t]."""
+    longest = int(lengths.max(initial=0))
+    first = np.searchsorted(lengths, np.arange(longest), side="right")
+    offsets = np.concatenate([[0], np.cumsum(len(lengths) - first)])[:-1]
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    position = np.arange(len(codes)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    columns = np.empty_like(codes)
+    columns[offsets[position] + owner - first[position]] = codes
+    return columns, first, offsets
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
