@@ -44,15 +44,19 @@ def cache_file(name: str) -> Path | None:
     return root / name
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` in one step (a reader sees the old file or the new one,
-    never half of one); any failure leaves the old file."""
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Replace `path` with `text` (UTF-8 text, or bytes as they are) in one step (a reader
+    sees the old file or the new one, never half of one); any failure leaves the old file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
+            if isinstance(text, bytes):
+                with os.fdopen(fd, "wb") as raw:
+                    raw.write(text)
+            else:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    out.write(text)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
