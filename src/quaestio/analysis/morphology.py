@@ -26,6 +26,8 @@ from .text import fold
 
 # Shorter words are function words or codes whose "lemma" only adds noise ("is" -> "be").
 MIN_LENGTH = 4
+# The layout of a cached lemma table file (sha256 of the body, then a marshal dump).
+_FORMAT = 1
 
 
 @lru_cache(maxsize=1)
@@ -83,9 +85,6 @@ def _read_table(data: bytes) -> dict[bytes, bytes] | None:
     ):
         return None
     return table
-
-
-_FORMAT = 1
 
 
 @lru_cache(maxsize=262144)

@@ -51,12 +51,8 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
         try:
-            if isinstance(text, bytes):
-                with os.fdopen(fd, "wb") as raw:
-                    raw.write(text)
-            else:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    out.write(text)
+            with os.fdopen(fd, "wb") as out:
+                out.write(text.encode("utf-8") if isinstance(text, str) else text)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
