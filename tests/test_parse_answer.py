@@ -441,6 +441,26 @@ def test_loading_the_same_tables_again_takes_no_new_gate_bits():
     assert gate._LITERALS._next > before
 
 
+def test_a_new_table_builds_the_shared_automaton_once(monkeypatch):
+    # Every family of a new table registers its gate in a row; the automaton over all their
+    # literals is built once, before the first question (it was rebuilt after each gate:
+    # a third of a second of every process's start-up).
+    from quaestio.analysis import gate
+
+    builds = []
+    build = gate._SharedLiterals._build
+
+    def counted(self):
+        builds.append(self._state is None)
+        return build(self)
+
+    monkeypatch.setattr(gate._SharedLiterals, "_build", counted)
+    sats = load_satellites(extra=_one_cue("build_once_probe"))
+    row = parse_question("What is the annual premium?", sats)
+    assert row.answer_type == "amount"
+    assert sum(builds) == 1
+
+
 def _one_cue(word: str) -> dict:
     return {
         "cues": pl.DataFrame(

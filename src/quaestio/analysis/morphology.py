@@ -80,11 +80,12 @@ def _read_table(data: bytes) -> dict[bytes, bytes] | None:
         table = marshal.loads(body)
     except (EOFError, ValueError, TypeError):
         return None
-    if not isinstance(table, dict) or not all(
-        type(k) is bytes and type(v) is bytes for k, v in table.items()
-    ):
+    # the types of 180k keys and values, collected in C: a generator over the items cost a
+    # tenth of a second, as much as reading the file
+    if not isinstance(table, dict):
         return None
-    return table
+    kinds = {*map(type, table), *map(type, table.values())}
+    return table if kinds <= {bytes} else None
 
 
 @lru_cache(maxsize=262144)
