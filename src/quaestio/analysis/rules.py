@@ -97,8 +97,10 @@ def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
     ]
 
 
-def make_ruleset(rules: list[Rule]) -> RuleSet:
-    gate = LiteralGate(rules)
+def make_ruleset(rules: list[Rule], within: RuleSet | None = None) -> RuleSet:
+    """The rules behind their literal gate; `within`: a rule set holding all of them, whose
+    gate's factors this one reads (see `LiteralGate`)."""
+    gate = LiteralGate(rules, within.gate if within is not None else None)
     parts = [
         f"(?{'i' if r.pattern.flags & regex.IGNORECASE else '-i'}:{r.pattern.pattern})"
         for r, need in zip(rules, gate.needs)
@@ -130,12 +132,9 @@ def language_rules(sats: Satellites, family: str, language: str | None) -> RuleS
     their own prefilter, so a French "que" never slows an English question down."""
     by_language = sats.cached(f"language_rules:{family}", lambda s: {})
     if language not in by_language:
+        every = cue_rules(sats, family)
         by_language[language] = make_ruleset(
-            [
-                r
-                for r in cue_rules(sats, family)
-                if language is None or r.language in (language, "*")
-            ]
+            [r for r in every if language is None or r.language in (language, "*")], every
         )
     return by_language[language]
 

@@ -168,7 +168,13 @@ def _update(docs, output, model, no_embeddings, no_parent_child, sentence_window
             f"{output}: --update keeps the index's options, and "
             f"{'; '.join(differs)} differ; rebuild without --update to change them"
         )
-    return sync_documents(index, docs, encoding=encoding, progress=True)
+    from .progress import StageBar
+
+    bar = StageBar()  # one bar: the changed documents read, then their chunks embedded
+    try:
+        return sync_documents(index, docs, encoding=encoding, progress=bar)
+    finally:
+        bar.close()
 
 
 def _to_postgres(docs: str, dsn: str, options: dict):

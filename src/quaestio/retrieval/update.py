@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from .base import Progress, rows_of
 from .chunking import ChunkOptions
 from .describe import Describe
 from .errors import IndexUpdateError
@@ -47,7 +48,7 @@ def add_documents(
     path: str | os.PathLike | None = None,
     describe: Describe | None = None,
     encoding: str | None = None,
-    progress: bool | None = None,
+    progress: bool | Progress | None = None,
 ) -> Index:
     """Add the documents of `source` (new document ids) after the index's documents.
 
@@ -83,7 +84,7 @@ def add_documents(
             f"update_documents to replace them"
         )
     order = [*known_order(old), *new.ids]
-    return _apply(old, new, order, "add", target)
+    return _apply(old, new, order, "add", target, progress=_callback(progress))
 
 
 def update_documents(
@@ -93,7 +94,7 @@ def update_documents(
     path: str | os.PathLike | None = None,
     describe: Describe | None = None,
     encoding: str | None = None,
-    progress: bool | None = None,
+    progress: bool | Progress | None = None,
 ) -> Index:
     """Replace the documents of `source`, by document id, where they stand in the index.
 
@@ -130,6 +131,7 @@ def update_documents(
         target,
         unchanged=len(seen) - len(new.ids),
         sources=seen,
+        progress=_callback(progress),
     )
 
 
@@ -161,7 +163,7 @@ def sync_documents(
     path: str | os.PathLike | None = None,
     describe: Describe | None = None,
     encoding: str | None = None,
-    progress: bool | None = None,
+    progress: bool | Progress | None = None,
 ) -> Index:
     """Make the index hold exactly the documents of `source`, in its order: new ones
     added, changed ones re-chunked, missing ones removed, unchanged ones kept as they are.
@@ -176,7 +178,14 @@ def sync_documents(
 
     new = _chunk(old, source, select, describe, encoding, progress)
     return _apply(
-        old, new, list(seen), "sync", target, unchanged=len(seen) - len(new.ids), sources=seen
+        old,
+        new,
+        list(seen),
+        "sync",
+        target,
+        unchanged=len(seen) - len(new.ids),
+        sources=seen,
+        progress=_callback(progress),
     )
 
 
@@ -235,6 +244,12 @@ def _chunk(old: Index, source, select, describe, encoding, progress) -> _Chunked
     return _Chunked(documents, chunks, prints, skipped)
 
 
+def _callback(progress: bool | Progress | None) -> Progress | None:
+    """The caller's `progress(stage, done, total)`, which also counts the embedding; a
+    bool only asks for the chunking bar of `chunk_documents`."""
+    return progress if callable(progress) else None
+
+
 def _grouped(ids: list[str], offset: int = 0) -> dict[str, list[int]]:
     rows: dict[str, list[int]] = {}
     for i, doc in enumerate(ids):
@@ -251,6 +266,7 @@ def _apply(
     *,
     unchanged: int | None = None,
     sources: dict[str, str] | None = None,
+    progress: Progress | None = None,
 ) -> Index:
     plain = lambda t: t.replace_schema_metadata(None)  # noqa: E731
     n_old_docs, n_old_chunks = old.documents.num_rows, old.chunks.num_rows
@@ -292,7 +308,7 @@ def _apply(
 
     manifest["quaestio_version"] = _version()
     index = Index(documents, chunks, manifest)
-    embedded, reused = _fit(old, index)
+    embedded, reused = _fit(old, index, progress)
     before, after = set(known_order(old)), kept
     record: dict[str, Any] = {
         "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -315,47 +331,65 @@ def _apply(
     return index
 
 
-def _fit(old: Index, index: Index) -> tuple[int, int]:
+def _fit(old: Index, index: Index, progress: Progress | None = None) -> tuple[int, int]:
     """Fit the backends of the new index; vectors come from the old one where the chunk
-    and its embedded text are unchanged. Returns (chunks embedded, chunks reused)."""
-    from .base import rows_of
+    and its embedded text are unchanged. Returns (chunks embedded, chunks reused);
+    `progress("embedding", done, total)` counts the chunks embedded, every granularity in
+    one total."""
     from .bm25 import BM25Backend
     from .dense import DenseBackend
 
     params = old.manifest.get("bm25") or {}
     model = index.embedding_model
-    embedded = reused = 0
     for g in index.granularities():
         bm25 = BM25Backend(granularity=g, k1=params.get("k1", 1.5), b=params.get("b", 0.75))
         bm25.index(index.chunks)
         index._base[("bm25", g)] = bm25
-        if not model:
-            continue
-        rows = rows_of(index.chunks, g)
-        ids = index.chunks.column("chunk_id").take(pa.array(rows)).to_pylist()
-        texts = index.chunks.column("representation_text").take(pa.array(rows)).to_pylist()
-        previous, stored = _old_vectors(old, g)
-        vectors = np.empty((len(rows), old.manifest["embedding_model"]["dim"]), np.float32)
-        todo, dest, src = [], [], []
-        for i, (cid, text) in enumerate(zip(ids, texts)):
-            at = previous.get(cid)
-            if at is not None and at[0] == text:
-                dest.append(i)
-                src.append(at[1])
-            else:
-                todo.append(i)
-        if dest:
-            vectors[dest] = np.asarray(stored)[src]
+    if not model:
+        return 0, 0
+    plans = [(g, *_reuse(old, index, g)) for g in index.granularities()]
+    total = sum(len(todo) for *_, todo in plans)
+    embedded = reused = 0
+    if progress is not None and total:
+        progress("embedding", 0, total)
+    for g, texts, vectors, todo in plans:
         if todo:
             from .embeddings import get_embedder
 
-            vectors[todo] = get_embedder(model).encode_passages([texts[i] for i in todo])
+            def report(n: int, before: int = embedded) -> None:
+                if progress is not None:
+                    progress("embedding", before + n, total)
+
+            vectors[todo] = get_embedder(model).encode_passages(
+                [texts[i] for i in todo], encoded=report if progress is not None else None
+            )
         embedded += len(todo)
-        reused += len(rows) - len(todo)
+        reused += len(texts) - len(todo)
         dense = DenseBackend(granularity=g, model=model)
         dense.restore(vectors, index.chunks)
         index._base[("dense", g)] = dense
     return embedded, reused
+
+
+def _reuse(old: Index, index: Index, g: str) -> tuple[list[str], np.ndarray, list[int]]:
+    """One granularity's embedded texts, its vectors with the old index's copied in where
+    the chunk and its text are unchanged, and the positions still to embed."""
+    rows = rows_of(index.chunks, g)
+    ids = index.chunks.column("chunk_id").take(pa.array(rows)).to_pylist()
+    texts = index.chunks.column("representation_text").take(pa.array(rows)).to_pylist()
+    previous, stored = _old_vectors(old, g)
+    vectors = np.empty((len(rows), old.manifest["embedding_model"]["dim"]), np.float32)
+    todo, dest, src = [], [], []
+    for i, (cid, text) in enumerate(zip(ids, texts)):
+        at = previous.get(cid)
+        if at is not None and at[0] == text:
+            dest.append(i)
+            src.append(at[1])
+        else:
+            todo.append(i)
+    if dest:
+        vectors[dest] = np.asarray(stored)[src]
+    return texts, vectors, todo
 
 
 def _old_vectors(old: Index, g: str) -> tuple[dict[str, tuple[str, int]], Any]:
@@ -363,8 +397,6 @@ def _old_vectors(old: Index, g: str) -> tuple[dict[str, tuple[str, int]], Any]:
     and the old vectors."""
     if g not in old.granularities():
         return {}, None
-    from .base import rows_of
-
     if ("dense", g) in old._base:
         vectors = old._base[("dense", g)].vectors
     elif ("dense", g) in old._stored:
