@@ -25,19 +25,17 @@ import secrets
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from ..retrieval.base import Progress
 
 DEFAULT_CACHE = Path(os.environ.get("QUAESTIO_CACHE", Path.home() / ".cache" / "quaestio"))
 MAX_SEGMENTS = 8
 _MAGIC = b"quaestio-embeddings 1 "
 _SUFFIX = ".qemb"
 _KEY_BYTES = 16
-
-# progress(stage, done, total): how far a long step is, for a bar (see `discover_candidates`)
-Progress = Callable[[str, int, int], None]
 
 
 def cache_folder(cache_dir: str | Path | None, model: str) -> Path:

@@ -21,8 +21,9 @@ import polars as pl
 import regex
 
 from ..analysis.text import fold_phrase
+from ..retrieval.base import Progress
 from ..satellites import Satellites
-from .cache import Progress, embed_phrases
+from .cache import embed_phrases
 from .phrases import PHRASE_SCHEMA, extract_phrases
 from .review import REVIEW_COLUMNS
 

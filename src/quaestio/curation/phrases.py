@@ -17,8 +17,8 @@ import polars as pl
 import regex
 
 from ..analysis.text import TOKEN_RE, fold
+from ..retrieval.base import Progress
 from ..satellites import Satellites
-from .cache import Progress
 from .corpus import read_corpus
 
 # Words that may join the nouns of a term but never start or end one. Kept small on purpose:

@@ -13,8 +13,8 @@ import pyarrow as pa
 from ..schema import frame_to_table
 from .schema import HIT_COLUMNS, HITS_SCHEMA, to_engine
 
-# progress(stage, done, total): how far a long step is, for the caller's bar (the shape of
-# `quaestio.curation`'s, so the CLI's one `StageBar` serves both)
+# progress(stage, done, total): how far a long step is, for the caller's bar; indexing and
+# `quaestio.curation`'s discovery both report this way, so the CLI's one `StageBar` serves both
 Progress = Callable[[str, int, int], None]
 
 
