@@ -12,7 +12,7 @@ import pytest
 
 from quaestio import parse_question
 from quaestio.analysis.wordlist import _build, language_vocabulary
-from quaestio.satellites import bundled_satellites
+from quaestio.satellites import bundled_satellites, facts
 
 QUESTIONS = [
     "Whats the anual premuim in Germany?",
@@ -45,7 +45,7 @@ def test_the_cli_row_is_the_library_row_cold_and_warm(tmp_path):
             done = _cli(["parse", question, "--json"], tmp_path)
             assert done.returncode == 0, done.stderr
             assert _row(json.loads(done.stdout)) == expected
-    assert list(tmp_path.glob("wordlist-*-en-*.json"))  # the warm runs read this
+    assert list(tmp_path.glob("wordlist-*-en-*.marshal"))  # the warm runs read this
 
 
 def test_one_question_imports_neither_pyarrow_nor_numpy(tmp_path):
@@ -76,7 +76,7 @@ def _as_dict(vocab) -> dict:
 
 def test_the_cached_word_list_is_the_built_one(cache):
     built = language_vocabulary("es")
-    (kept,) = cache.glob("wordlist-*-es-*.json")
+    (kept,) = cache.glob("wordlist-*-es-*.marshal")
     language_vocabulary.cache_clear()
     read = language_vocabulary("es")
     assert _as_dict(read) == _as_dict(built) == _as_dict(_build("es"))
@@ -88,25 +88,28 @@ def test_the_cached_word_list_is_the_built_one(cache):
     "damage",
     [
         b"",  # truncated to nothing
+        b"\x00" * 32 + b"{}",  # a digest that is not the body's
+        # an earlier format's JSON under this name
         b'{"name": "wordlist", "words": ["b", "a"], "counts": [1, 2], "surfaces": {}}',
-        b'{"words": ["a"], "counts": [1]',  # cut short
     ],
 )
 def test_a_damaged_word_list_is_rebuilt_not_trusted(cache, damage):
     good = _as_dict(language_vocabulary("es"))
-    (kept,) = cache.glob("wordlist-*-es-*.json")
-    kept.write_bytes(damage)
-    language_vocabulary.cache_clear()
-    assert _as_dict(language_vocabulary("es")) == good
-    assert json.loads(kept.read_text(encoding="utf-8"))["name"] == kept.name  # rewritten
+    (kept,) = cache.glob("wordlist-*-es-*.marshal")
+    whole = kept.read_bytes()
+    for damaged in (damage, whole[: len(whole) // 2]):  # and cut short
+        kept.write_bytes(damaged)
+        language_vocabulary.cache_clear()
+        assert _as_dict(language_vocabulary("es")) == good
+        assert facts.read_sealed(kept)["name"] == kept.name  # rewritten
 
 
 def test_unsorted_words_under_the_right_name_are_refused(cache):
     language_vocabulary("es")
-    (kept,) = cache.glob("wordlist-*-es-*.json")
-    data = json.loads(kept.read_text(encoding="utf-8"))
+    (kept,) = cache.glob("wordlist-*-es-*.marshal")
+    data = facts.read_sealed(kept)
     data["words"].reverse()
-    kept.write_text(json.dumps(data), encoding="utf-8")
+    facts.write_sealed(kept, data)
     language_vocabulary.cache_clear()
     vocab = language_vocabulary("es")
     assert "anual" in vocab  # bisection over reversed words would have missed it

@@ -8,6 +8,7 @@ import pytest
 simplemma = pytest.importorskip("simplemma")
 
 from quaestio.analysis import morphology  # noqa: E402
+from quaestio.satellites import facts  # noqa: E402
 
 WORDS = {
     "en": ["premiums", "deductibles", "governs", "stored", "handlers", "children", "went"],
@@ -67,9 +68,10 @@ def test_a_damaged_cache_file_is_decoded_again_and_rewritten(fresh):
     path.write_bytes(hashlib.sha256(body).digest() + body)
     morphology._lemmatizer.cache_clear()
     assert _lemmas("en") == expected
-    assert morphology._read_table(hashlib.sha256(other).digest() + other) == {
+    path.write_bytes(hashlib.sha256(other).digest() + other)
+    assert morphology._checked(facts.read_sealed(path)) == {
         b"premiums": b"WRONG"
-    }  # the reader itself only checks integrity; the name carries the version
+    }  # the reader itself only checks integrity and shape; the name carries the version
 
 
 def test_no_cache_folder_when_the_caches_are_off(fresh, monkeypatch):

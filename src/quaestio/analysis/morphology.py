@@ -16,8 +16,6 @@ forms match.
 
 from __future__ import annotations
 
-import hashlib
-import marshal
 from functools import lru_cache
 from typing import Any
 
@@ -59,31 +57,22 @@ def _table(shipped: Any, version: str, lang: str) -> dict[bytes, bytes]:
     if lang not in shipped.SUPPORTED_LANGUAGES:  # the shipped loader's own check and error
         return shipped._load_dictionary_from_disk(lang)
     path = facts.cache_file(f"simplemma-v{_FORMAT}-{version}-{lang}.marshal")
-    if path is not None and path.is_file():
-        table = _read_table(path.read_bytes())
+    if path is not None:
+        table = _checked(facts.read_sealed(path))
         if table is not None:
             return table
     table = shipped._load_dictionary_from_disk(lang)
     if path is not None:
-        body = marshal.dumps(table)
-        facts.write_atomic(path, hashlib.sha256(body).digest() + body)
+        facts.write_sealed(path, table)
     return table
 
 
-def _read_table(data: bytes) -> dict[bytes, bytes] | None:
-    """The table in a cache file, or None unless its digest matches and it is a dict of
-    bytes (marshal is only read once the digest proved the file is the one written)."""
-    digest, body = data[:32], data[32:]
-    if len(digest) < 32 or hashlib.sha256(body).digest() != digest:
-        return None
-    try:
-        table = marshal.loads(body)
-    except (EOFError, ValueError, TypeError):
+def _checked(table: Any) -> dict[bytes, bytes] | None:
+    """A cached table, if it is a dict of bytes to bytes."""
+    if not isinstance(table, dict):
         return None
     # the types of 180k keys and values, collected in C: a generator over the items cost a
     # tenth of a second, as much as reading the file
-    if not isinstance(table, dict):
-        return None
     kinds = {*map(type, table), *map(type, table.values())}
     return table if kinds <= {bytes} else None
 

@@ -4,8 +4,9 @@ The lists ship in the `pyspellchecker` package as gzipped JSON; reading one and 
 ~160,000 English words costs most of a second, more than the rest of a first question. The
 folded list is kept for the next process in `$QUAESTIO_CACHE` through the cross-process
 cache of `satellites.facts` (same folder, same off switch, atomic writes), as three sorted
-parallel arrays that load in a few milliseconds and are searched by bisection, so no dict of
-160,000 entries is built either. The file's name carries what its content depends on: the
+parallel arrays (a marshal dump behind its sha256, `facts.write_sealed`: twice as fast to
+read as the JSON it was) that are searched by bisection, so no dict of 160,000 entries is
+built either. The file's name carries what its content depends on: the
 list's size and date and a digest of `fold` on probe characters. A file is used only after
 it passed its checks (well-formed, the expected name inside, sorted words of the same number
 as their counts); anything else is rebuilt and rewritten.
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 from array import array
 from bisect import bisect_left
 from functools import lru_cache
@@ -25,7 +25,7 @@ from typing import Any
 from ..satellites import facts
 from .text import fold
 
-_FORMAT = 1
+_FORMAT = 2  # 1: JSON; 2: a sealed marshal dump
 # Characters whose folding would change the cached keys if `fold` changed.
 _PROBE = "AÉèßœﬁİıÑçÅøǅ①ａ’-é"
 
@@ -73,12 +73,12 @@ def language_vocabulary(language: str) -> Vocabulary:
     source = _source(language)
     path = facts.cache_file(_cache_name(language, source)) if source else None
     if path is not None:
-        cached = _read(path, path.name)
+        cached = _checked(facts.read_sealed(path), path.name)
         if cached is not None:
             return cached
     vocab = _build(language)
     if path is not None and len(vocab):
-        facts.write_atomic(path, _dump(vocab, path.name))
+        facts.write_sealed(path, _dump(vocab, path.name))
     return vocab
 
 
@@ -96,7 +96,7 @@ def _cache_name(language: str, source: Path) -> str:
     stat = source.stat()
     fold_digest = hashlib.blake2b(fold(_PROBE).encode(), digest_size=4).hexdigest()
     version = f"{stat.st_size}-{stat.st_mtime_ns}-{fold_digest}"
-    return f"wordlist-v{_FORMAT}-{language.lower()}-{version}.json"
+    return f"wordlist-v{_FORMAT}-{language.lower()}-{version}.marshal"
 
 
 def _build(language: str) -> Vocabulary:
@@ -119,25 +119,17 @@ def _build(language: str) -> Vocabulary:
     )
 
 
-def _dump(vocab: Vocabulary, name: str) -> str:
-    return json.dumps(
-        {
-            "name": name,
-            "words": vocab._words,
-            "counts": vocab._counts,
-            "surfaces": vocab._surfaces,
-        },
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+def _dump(vocab: Vocabulary, name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "words": vocab._words,
+        "counts": vocab._counts,
+        "surfaces": vocab._surfaces,
+    }
 
 
-def _read(path: Path, name: str) -> Vocabulary | None:
-    """The cached list, or None when the file is missing or fails any check."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return None
+def _checked(data: Any, name: str) -> Vocabulary | None:
+    """The cached list, or None when the file was missing, damaged or fails any check."""
     if not isinstance(data, dict) or data.get("name") != name:
         return None
     words, counts, surfaces = data.get("words"), data.get("counts"), data.get("surfaces")
