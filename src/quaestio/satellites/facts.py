@@ -9,8 +9,10 @@ warm. Only facts about patterns that passed are kept: a failing row is checked a
 reported in full, every time. A missing, unreadable or foreign file is ignored (the facts are
 recomputed), never trusted; writes are atomic. `QUAESTIO_PATTERN_CACHE=0` turns it off.
 
-Other caches that outlive a process (the spelling word lists, see `analysis.spelling`) go
-through the same two functions, `cache_file` and `write_atomic`, under the same switch.
+Other caches that outlive a process (the spelling word lists, `analysis.wordlist`; the lemma
+tables, `analysis.morphology`) go through the same functions under the same switch:
+`cache_file` names the file, and `write_sealed` / `read_sealed` keep a large table as a
+marshal dump behind its sha256.
 """
 
 from __future__ import annotations
