@@ -264,3 +264,40 @@ def test_document_scope_matches_the_scan(docs, start, end, parties, places):
         assert got is None
     else:
         assert got.tolist() == scan_scope(start, end, parties, wanted_places, docs).tolist()
+
+
+# Headings and hints long enough to cross the bound's 64-character words, with characters no
+# heading has, astral and combining code points, and empty strings.
+WORD = st.text(alphabet=ALPHABET + "🙂\u0307ΣσςK", min_size=1, max_size=9)
+LONG = st.lists(WORD, min_size=0, max_size=28).map(" ".join)
+
+
+@st.composite
+def near_hints(draw, headings: list[str]) -> str:
+    """A hint that may well match: part of a heading, edited, or inside a longer text."""
+    base = draw(st.sampled_from(headings)) if headings else ""
+    lo = draw(st.integers(0, len(base)))
+    hint = base[lo : draw(st.integers(lo, len(base)))]
+    for _ in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(0, len(hint)))
+        hint = hint[:at] + draw(st.sampled_from(["", "x", "é", "🙂", " "])) + hint[at + 1 :]
+    return (
+        draw(st.sampled_from(["", "report on "])) + hint + draw(st.sampled_from(["", " " + base]))
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LONG, max_size=30), st.data())
+def test_the_lcs_bound_keeps_every_heading_rapidfuzz_accepts(headings, data):
+    """The windowed LCS bound (`_lcs`) and the gram prefilter may keep too many headings,
+    never too few: each must hold every heading a full rapidfuzz scan accepts."""
+    headings = list(dict.fromkeys(h.lower() for h in headings))
+    cutoff = data.draw(st.sampled_from([40, 60, 75, 85, 95, 100]))
+    index = HeadingIndex(headings, cutoff)
+    hints = [data.draw(near_hints(headings)) for _ in range(4)] + [data.draw(LONG), ""]
+    for hint in hints:
+        hint = hint.lower()
+        wanted = set(index.ids[scan(hint, headings, cutoff)].tolist())
+        assert wanted <= set(index.window_bound(hint).tolist()), (hint, cutoff)
+        assert wanted <= set(index.candidates(hint).tolist()), (hint, cutoff)
+        assert index.matching(hint).tolist() == scan(hint, headings, cutoff).tolist()

@@ -31,45 +31,38 @@ def pattern_masks(hint_ids: np.ndarray, n_chars: int) -> tuple[np.ndarray, np.nd
     out = []
     for ids in (hint_ids, hint_ids[::-1]):
         masks = np.zeros((n_chars, words), dtype=np.uint64)
-        for i, c in enumerate(ids.tolist()):
-            if c >= 0:
-                masks[c, i // 64] |= np.uint64(1) << np.uint64(i % 64)
+        at = np.flatnonzero(ids >= 0)
+        bits = np.left_shift(np.uint64(1), (at % 64).astype(np.uint64))
+        np.bitwise_or.at(masks, (ids[at], at // 64), bits)
         out.append(masks)
     return out[0], out[1]
 
 
+def narrow(codes: np.ndarray, n_chars: int) -> np.ndarray:
+    """Character ids in the smallest type that holds them: the passes stream these."""
+    return codes.astype(np.uint16 if n_chars <= 1 << 16 else np.int64)
+
+
 if NUMBA:
+    _FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
     @njit(cache=True, nogil=True)
-    def _ones(v):  # bits set in a uint64
+    def _ones(v):  # bits set in a uint64, as int64 (uint64 mixed with int64 gives floats)
         v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
         v = (v & np.uint64(0x3333333333333333)) + (
             (v >> np.uint64(2)) & np.uint64(0x3333333333333333)
         )
         v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-        return (v * np.uint64(0x0101010101010101)) >> np.uint64(56)
+        return np.int64((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
     @njit(cache=True, nogil=True)
-    def _pass(masks, codes, start, m, step, n, v, trace):
-        """LCS vector of the hint against the heading read forwards (step 1) or backwards;
-        with `trace`, trace[t] = LCS(hint, first t characters read)."""
-        words = v.shape[0]
-        full = np.uint64(0xFFFFFFFFFFFFFFFF)
-        for w in range(words):
-            v[w] = full
-        for t in range(m):
-            c = codes[start + t] if step == 1 else codes[start + m - 1 - t]
-            carry = np.uint64(0)
-            for w in range(words):
-                old = v[w]
-                u = old & masks[c, w]
-                s = old + u
-                nxt = s + carry
-                carry = np.uint64(1) if (s < old) or (nxt < s) else np.uint64(0)
-                v[w] = nxt | (old & ~u)
-            if trace.shape[0]:
-                trace[t + 1] = _zeros_below(v, n)
-        return _zeros_below(v, n)
+    def _low(k):  # the lowest k bits set, 0 <= k <= 64
+        return _FULL if k >= 64 else (np.uint64(1) << np.uint64(k)) - np.uint64(1)
+
+    @njit(cache=True, nogil=True)
+    def _step(v, mask):  # one heading character read against the hint (Hyyro), one word
+        u = v & mask
+        return (v + u) | (v & ~u)
 
     @njit(cache=True, nogil=True)
     def _zeros_below(v, k):  # zero bits among the lowest k: LCS of the hint's first k chars
@@ -78,56 +71,128 @@ if NUMBA:
             count += 64 - _ones(v[w])
         rest = k % 64
         if rest:
-            low = (np.uint64(1) << np.uint64(rest)) - np.uint64(1)
-            count += rest - _ones(v[k // 64] & low)
+            count += rest - _ones(v[k // 64] & _low(rest))
         return count
 
     @njit(cache=True, nogil=True)
-    def whole_lcs_may_reach(n, forward, columns, first, offsets, lengths, least):
-        """Per heading: LCS(hint[:64], heading) + the hint's characters past 64 reach the
-        least LCS of the shorter length. Read position by position across all headings
-        (`columns`: the t-th character of every heading longer than t, those from
-        `first[t]` on), so the steps of different headings do not wait on each other."""
-        count = lengths.shape[0]
-        v = np.full(count, np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
-        for t in range(first.shape[0]):
-            base, lo = offsets[t], first[t]
-            for h in range(lo, count):
-                u = v[h] & forward[columns[base + h - lo], 0]
-                v[h] = (v[h] + u) | (v[h] & ~u)
+    def _steps(v, masks, c):  # `_step` over several words, carrying between them
+        carry = np.uint64(0)
+        for w in range(v.shape[0]):
+            old = v[w]
+            u = old & masks[c, w]
+            s = old + u
+            nxt = s + carry
+            carry = np.uint64(1) if (s < old) or (nxt < s) else np.uint64(0)
+            v[w] = nxt | (old & ~u)
+
+    @njit(cache=True, nogil=True)
+    def _read(masks, codes, first, count, step, v):
+        """v: the LCS vector after reading `count` heading characters from `first` on
+        (step 1) or back from it (step -1)."""
+        v[:] = _FULL
+        for t in range(count):
+            _steps(v, masks, codes[first + step * t])
+
+    @njit(cache=True, nogil=True)
+    def _reads_to(masks, codes, first, count, step, n, need, v):
+        """How many heading characters, read as in `_read`, the LCS with the hint needs to
+        reach `need` (count + 1: it does not). The LCS grows by at most one a character, so
+        after a count short by d the next d - 1 characters need no count."""
+        v[:] = _FULL
+        check = need
+        for t in range(count):
+            if t >= check:
+                got = _zeros_below(v, n)
+                if got >= need:
+                    return t
+                check = t + need - got
+            _steps(v, masks, codes[first + step * t])
+        return count if _zeros_below(v, n) >= need else count + 1
+
+    @njit(cache=True, nogil=True)
+    def _reads_to_1(masks, codes, first, count, step, n, need):
+        """`_reads_to` for a hint of at most 64 characters, in a register."""
+        v, low, check = _FULL, _low(n), need
+        for t in range(count):
+            if t >= check:
+                got = n - _ones(v & low)
+                if got >= need:
+                    return t
+                check = t + need - got
+            v = _step(v, masks[codes[first + step * t]])
+        return count if n - _ones(v & low) >= need else count + 1
+
+    @njit(cache=True, nogil=True)
+    def whole_lcs_may_reach(n, first_word, parent, chars, ends, lengths, least):
+        """Per heading: LCS(64 characters of the hint, heading) + the hint's other
+        characters reach the least LCS of the shorter length. Read over the headings' trie
+        (`headings._Trie`: node x + 1 below parent[x]; forwards with the hint's first 64
+        characters, backwards with its last 64), so a shared opening is read once."""
+        v = np.empty(parent.shape[0] + 1, dtype=np.uint64)
+        v[0] = here = _FULL
+        for x in range(parent.shape[0]):
+            if parent[x] != x:  # a branch: back to the parent (else one text goes on)
+                here = v[parent[x]]
+            here = _step(here, first_word[chars[x]])
+            v[x + 1] = here
         k = min(n, 64)
-        low = (np.uint64(1) << np.uint64(k)) - np.uint64(1) if k < 64 else ~np.uint64(0)
+        low = _low(k)
+        count = lengths.shape[0]
         keep = np.zeros(count, dtype=np.bool_)
         for h in range(count):
-            keep[h] = k - _ones(v[h] & low) + (n - k) >= least[min(lengths[h], n)]
+            keep[h] = k - _ones(v[ends[h]] & low) + (n - k) >= least[min(lengths[h], n)]
         return np.flatnonzero(keep)
 
     @njit(cache=True, nogil=True)
     def may_match(n, forward, backward, codes, starts, lengths, rows, least):
-        """Of `rows` (heading ids), those the window bound does not rule out."""
+        """Of `rows` (heading ids), those the window bound does not rule out.
+
+        Over the window starts j, one side of the bound never falls and the other never
+        rises, so the best j is the first where the rising side reaches the least LCS: the
+        test is that side's first crossing, then one look at the other side there."""
         words = forward.shape[1]
+        one = words == 1
+        f1, b1 = forward[:, 0].copy(), backward[:, 0].copy()
         v = np.empty(words, dtype=np.uint64)
         r = np.empty(words, dtype=np.uint64)
-        empty = np.zeros(0, dtype=np.int64)
         keep = np.zeros(rows.shape[0], dtype=np.bool_)
         for i in range(rows.shape[0]):
             h = rows[i]
             m, start = lengths[h], starts[h]
             need = least[min(m, n)]
-            if m < n:  # the heading is the needle; windows of the hint
-                _pass(forward, codes, start, m, 1, n, v, empty)
-                _pass(backward, codes, start, m, -1, n, r, empty)
-                for j in range(n - m + 1):
-                    if min(_zeros_below(v, j + m), _zeros_below(r, n - j)) >= need:
-                        keep[i] = True
+            if m < n:  # the heading is the needle, windows hint[j : j + m], j <= n - m:
+                # LCS(hint[: j + m], heading) rises with j, LCS(hint[j:], heading) falls.
+                if one:
+                    v[0] = _FULL
+                    for t in range(m):
+                        v[0] = _step(v[0], f1[codes[start + t]])
+                else:
+                    _read(forward, codes, start, m, 1, v)
+                k = m  # the shortest hint prefix (j + m) that reaches `need`, by the same skip
+                while k <= n:
+                    got = _zeros_below(v, k)
+                    if got >= need:
                         break
-            else:  # the hint is the needle; windows of the heading
-                ahead = np.zeros(m + 1, dtype=np.int64)
-                behind = np.zeros(m + 1, dtype=np.int64)
-                _pass(forward, codes, start, m, 1, n, v, ahead)
-                _pass(backward, codes, start, m, -1, n, r, behind)
-                for j in range(m - n + 1):  # behind[m - j] = LCS(hint, heading[j:])
-                    if min(ahead[j + n], behind[m - j]) >= need:
-                        keep[i] = True
-                        break
+                    k += need - got
+                if k <= n:
+                    if one:
+                        r[0] = _FULL
+                        for t in range(m):
+                            r[0] = _step(r[0], b1[codes[start + m - 1 - t]])
+                    else:
+                        _read(backward, codes, start + m - 1, m, -1, r)
+                    keep[i] = _zeros_below(r, n - (k - m)) >= need
+            else:  # the hint is the needle, windows heading[j : j + n], j <= m - n:
+                # LCS(hint, heading[: j + n]) rises with j, LCS(hint, heading[j:]) falls.
+                if one:
+                    reach = _reads_to_1(f1, codes, start, m, 1, n, need)
+                else:
+                    reach = _reads_to(forward, codes, start, m, 1, n, need, v)
+                if reach <= m:
+                    j = max(reach - n, 0)
+                    if one:
+                        back = _reads_to_1(b1, codes, start + m - 1, m - j, -1, n, need)
+                    else:
+                        back = _reads_to(backward, codes, start + m - 1, m - j, -1, n, need, r)
+                    keep[i] = back <= m - j
         return rows[keep]

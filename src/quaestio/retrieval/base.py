@@ -78,7 +78,12 @@ class Backend:
 
     def local_mask(self, allow: np.ndarray | None) -> np.ndarray | None:
         """A mask over the whole chunks table, restricted to this backend's rows."""
-        return None if allow is None else np.ascontiguousarray(allow[self.rows])
+        if allow is None:
+            return None
+        rows = self.rows
+        if len(rows) == len(allow) and (not len(rows) or rows[-1] == len(rows) - 1):
+            return np.ascontiguousarray(allow)  # every row is this backend's (sorted, distinct)
+        return np.ascontiguousarray(allow[rows])
 
 
 def as_table(frame: Any) -> pa.Table:

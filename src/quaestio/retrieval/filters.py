@@ -74,16 +74,17 @@ class ChunkFacts:
         the first section hint, then kept with the index's facts)."""
         if cutoff not in self._headings:
             if not hasattr(self, "_owners"):
-                self._owners = _Owners(self.crumbs)
+                self._owners = _Owners(self.crumbs, self.crumb_ids)
             self._headings[cutoff] = HeadingIndex(self._owners.parts, cutoff)
         return self._headings[cutoff], self._owners
 
 
 class _Owners:
-    """Each distinct lower-cased breadcrumb part, and the breadcrumbs that hold it as a
-    heading (after the first part) or as the title (the first part)."""
+    """Each distinct lower-cased breadcrumb part, and the chunk rows whose breadcrumb holds it
+    as a heading (after the first part) or as the title (the first part): built once, so a
+    matched section is a gather of rows, not a pass over every breadcrumb."""
 
-    def __init__(self, crumbs: list[str]):
+    def __init__(self, crumbs: list[str], crumb_ids: np.ndarray):
         ids: dict[str, int] = {}
         heading: tuple[list[int], list[int]] = ([], [])
         title: tuple[list[int], list[int]] = ([], [])
@@ -93,27 +94,41 @@ class _Owners:
                 into[0].append(ids.setdefault(part.lower(), len(ids)))
                 into[1].append(c)
         self.parts = list(ids)
-        self.n_crumbs = len(crumbs)
-        self._heading = _by_part(*heading, len(ids))
-        self._title = _by_part(*title, len(ids))
+        by_crumb = _csr(crumb_ids, np.arange(len(crumb_ids)), len(crumbs))
+        self._heading = _by_part(*heading, len(ids), by_crumb)
+        self._title = _by_part(*title, len(ids), by_crumb)
 
-    def crumbs(self, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per breadcrumb: holds one of `parts` as a heading; as its title."""
-        return self._mark(self._heading, parts), self._mark(self._title, parts)
-
-    def _mark(self, owners: tuple[np.ndarray, np.ndarray], parts: np.ndarray) -> np.ndarray:
-        start, crumb = owners
-        out = np.zeros(self.n_crumbs, dtype=bool)
-        for p in parts.tolist():
-            out[crumb[start[p] : start[p + 1]]] = True
-        return out
+    def rows(self, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The chunk rows holding one of `parts` as a heading; as the title."""
+        return _gather(*self._heading, parts), _gather(*self._title, parts)
 
 
-def _by_part(parts: list[int], crumbs: list[int], n_parts: int) -> tuple[np.ndarray, np.ndarray]:
-    part = np.asarray(parts, dtype=np.int64)
-    order = np.argsort(part, kind="stable")
-    start = np.concatenate([[0], np.cumsum(np.bincount(part, minlength=n_parts))])
-    return start, np.asarray(crumbs, dtype=np.int64)[order]
+def _csr(keys: np.ndarray, values: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """`values` grouped by `keys` (0 <= key < n_keys): start offsets and the grouped values."""
+    keys = np.asarray(keys, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    start = np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=n_keys))])
+    return start.astype(np.int64), np.asarray(values, dtype=np.int64)[order]
+
+
+def _gather(start: np.ndarray, values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The values of every key in `keys`, concatenated (one vectorised gather)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    lo = start[keys]
+    lengths = start[keys + 1] - lo
+    total = int(lengths.sum())
+    at = np.repeat(lo - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+    return values[at]
+
+
+def _by_part(
+    parts: list[int], crumbs: list[int], n_parts: int, by_crumb: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Chunk rows by part, from (part, breadcrumb) pairs and the rows of each breadcrumb."""
+    part, crumb = np.asarray(parts, dtype=np.int64), np.asarray(crumbs, dtype=np.int64)
+    start, rows = by_crumb
+    per_pair = start[crumb + 1] - start[crumb]
+    return _csr(np.repeat(part, per_pair), _gather(start, rows, crumb), n_parts)
 
 
 def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) -> Filtered:
@@ -160,17 +175,18 @@ def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
     matched = np.unique(np.concatenate([index.matching(h) for h in hints]))
     if not len(matched):
         return np.ones(facts.n, dtype=bool)  # nothing named: every document kept whole
-    heading_crumbs, title_crumbs = owners.crumbs(matched)
-    heading, title = heading_crumbs[facts.crumb_ids], title_crumbs[facts.crumb_ids]
-    n_docs = len(facts.docs)
+    heading_rows, title_rows = owners.rows(matched)
     # "under the Apache License": a hint matching a document's title names the document,
     # which stays whole. A document without such a heading may hold the same text under
     # another one (or none: plain text), so it stays too; a document that has the section
     # keeps only that section. (Restricting to the named documents alone hid 20 of 150
     # FinanceBench evidence pages, whose titles are statement headings.)
-    named = np.bincount(facts.doc_of[title], minlength=n_docs) > 0
-    has_section = np.bincount(facts.doc_of[heading], minlength=n_docs) > 0
-    return heading | named[facts.doc_of] | ~has_section[facts.doc_of]
+    whole = np.ones(len(facts.docs), dtype=bool)
+    whole[facts.doc_of[heading_rows]] = False
+    whole[facts.doc_of[title_rows]] = True
+    keep = whole[facts.doc_of]
+    keep[heading_rows] = True
+    return keep
 
 
 def _on_pages(facts: ChunkFacts, pages: list[int]) -> np.ndarray:

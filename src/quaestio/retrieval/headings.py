@@ -62,24 +62,36 @@ class HeadingIndex:
     def __init__(self, headings: list[str], cutoff: float):
         order = sorted(range(len(headings)), key=lambda i: len(headings[i]))
         self.headings = [headings[i] for i in order]
+        self.position = np.asarray(order, dtype=np.int64)  # heading id -> input position
         self.ids = np.empty(len(headings), dtype=np.int64)  # input position -> heading id
         self.ids[order] = np.arange(len(headings))
         self.cutoff = cutoff
         self.lengths = np.fromiter(map(len, self.headings), np.int64, len(self.headings))
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        codes, owner = _code_points(self.headings, self.lengths)
-        self.chars, self.codes = _dense_ids(codes.astype(np.int64))
+        self._code_points = _code_points(self.headings, self.lengths)
+        self.chars, codes = _dense_ids(self._code_points[0].astype(np.int64))
+        from ._lcs import narrow
+
+        self.codes = narrow(codes, len(self.chars))
         self.starts = np.concatenate([[0], np.cumsum(self.lengths)])[:-1]
-        self.columns, self.first, self.offsets = _by_position(self.codes, self.lengths)
+        self.trie = _Trie.smaller(self.headings, self.chars)
         self.least = np.asarray(
             [least_lcs(m, cutoff) for m in range(int(self.lengths.max(initial=0)) + 1)]
         )
-        self.grams = [_Grams(q, codes, owner, self.lengths, cutoff) for q in (1, 2)]
-        prefix = [g.prefix_cost() for g in self.grams]
-        uses_bigrams = prefix[1] < prefix[0]  # each heading listed under its cheaper prefix
-        self.grams[0].keep_prefix(~uses_bigrams & (prefix[0] < np.inf))
-        self.grams[1].keep_prefix(uses_bigrams)
-        self.always = np.flatnonzero((prefix[0] == np.inf) & (prefix[1] == np.inf))
+
+    def _grams(self) -> list[_Grams]:
+        """The character and bigram postings `candidates` reads: built on its first use
+        (~0.8 s at 28k headings), which with numba there is never."""
+        if not hasattr(self, "grams"):
+            codes, owner = self._code_points
+            grams = [_Grams(q, codes, owner, self.lengths, self.cutoff) for q in (1, 2)]
+            prefix = [g.prefix_cost() for g in grams]
+            uses_bigrams = prefix[1] < prefix[0]  # each heading listed under its cheaper prefix
+            grams[0].keep_prefix(~uses_bigrams & (prefix[0] < np.inf))
+            grams[1].keep_prefix(uses_bigrams)
+            self.always = np.flatnonzero((prefix[0] == np.inf) & (prefix[1] == np.inf))
+            self.grams = grams
+        return self.grams
 
     def matching(self, hint: str) -> np.ndarray:
         """Ids (positions in the input list) of the headings `hint` fuzzily matches."""
@@ -88,10 +100,11 @@ class HeadingIndex:
         if found is None:
             from rapidfuzz import fuzz
 
-            rows = self.window_bound(hint)
-            score = fuzz.partial_ratio
-            hit = [int(r) for r in rows if score(hint, self.headings[r]) >= self.cutoff]
-            found = np.sort(np.flatnonzero(np.isin(self.ids, hit)))
+            rows = self.window_bound(hint).tolist()
+            score, cutoff, headings = fuzz.partial_ratio, self.cutoff, self.headings
+            # With score_cutoff rapidfuzz may stop early; below it, it returns 0.
+            hit = [r for r in rows if score(hint, headings[r], score_cutoff=cutoff) >= cutoff]
+            found = np.sort(self.position[np.asarray(hit, dtype=np.int64)])
             self._cache[hint] = found
             if len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
@@ -110,8 +123,10 @@ class HeadingIndex:
         at = np.minimum(np.searchsorted(self.chars, codes), len(self.chars) - 1)
         ids = np.where(self.chars[at] == codes, at, -1)
         forward, backward = _lcs.pattern_masks(ids, len(self.chars))
+        t = self.trie
+        first_word = np.ascontiguousarray((backward if t.backwards else forward)[:, 0])
         rows = _lcs.whole_lcs_may_reach(
-            len(hint), forward, self.columns, self.first, self.offsets, self.lengths, self.least
+            len(hint), first_word, t.parent, t.chars, t.ends, self.lengths, self.least
         )
         return _lcs.may_match(
             len(hint), forward, backward, self.codes, self.starts, self.lengths, rows, self.least
@@ -124,12 +139,13 @@ class HeadingIndex:
         keep = np.zeros(n, dtype=bool)
         codes = np.frombuffer(hint.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         # Shorter headings: listed under their own prefix grams, looked up by the hint's grams.
-        for g in self.grams:
+        grams = self._grams()
+        for g in grams:
             g.mark_prefix(keep, g.of(codes), split)
         keep[self.always[self.always < split]] = True
         # Headings at least as long: the hint's rarest grams, in both gram kinds at once.
         longer = np.ones(n - split, dtype=bool)
-        for g in self.grams:
+        for g in grams:
             found = g.hint_prefix(codes, split)
             if found is not None:
                 longer &= found
@@ -228,17 +244,62 @@ def _code_points(texts: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.
     return codes, np.repeat(np.arange(len(texts)), lengths)
 
 
-def _by_position(codes: np.ndarray, lengths: np.ndarray):
-    """The t-th character of every heading longer than t, for t = 0, 1, ...: headings are in
-    length order, so those are the ids from first[t] on, stored from offsets[t]."""
-    longest = int(lengths.max(initial=0))
-    first = np.searchsorted(lengths, np.arange(longest), side="right")
-    offsets = np.concatenate([[0], np.cumsum(len(lengths) - first)])[:-1]
-    owner = np.repeat(np.arange(len(lengths)), lengths)
-    position = np.arange(len(codes)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    columns = np.empty_like(codes)
-    columns[offsets[position] + owner - first[position]] = codes
-    return columns, first, offsets
+class _Trie:
+    """The headings as a trie, read forwards or backwards: node x (stored at x + 1, 0 being
+    the root) holds the character `chars[x]` below `parent[x]`, and `ends[h]` is the node
+    where heading h ends. Headings share their openings ("Note 12. ...") or endings
+    ("... (continued)"), so the whole-LCS pass steps once per node instead of once per
+    character of every heading; the direction with fewer nodes is kept."""
+
+    def __init__(self, headings: list[str], chars: np.ndarray, backwards: bool):
+        self.backwards = backwards
+        texts = [h[::-1] for h in headings] if backwards else headings
+        order = sorted(range(len(texts)), key=texts.__getitem__)
+        shared = _shared_openings([texts[i] for i in order])
+        self.ends = np.zeros(len(texts), dtype=np.int64)
+        path: list[int] = []  # the nodes of the previous text, from its first character
+        firsts, news, parents = [], [], []
+        count = 0
+        for i, k in zip(order, shared):
+            del path[k:]
+            new = texts[i][k:]
+            if new:
+                firsts.append(count)
+                parents.append(path[-1] if path else 0)
+                path.extend(range(count + 1, count + 1 + len(new)))
+                news.append(new)
+                count += len(new)
+            self.ends[i] = path[-1] if path else 0
+        self.parent = np.arange(count, dtype=np.int64)  # node x + 1's parent: node x
+        self.parent[np.asarray(firsts, dtype=np.int64)] = np.asarray(parents, dtype=np.int64)
+        codes = np.frombuffer("".join(news).encode("utf-32-le", "surrogatepass"), np.uint32)
+        from ._lcs import narrow
+
+        self.chars = narrow(np.searchsorted(chars, codes), len(chars))
+
+    @classmethod
+    def smaller(cls, headings: list[str], chars: np.ndarray) -> _Trie:
+        nodes = [
+            sum(map(len, headings)) - sum(_shared_openings(sorted(t)))
+            for t in (headings, [h[::-1] for h in headings])
+        ]
+        return cls(headings, chars, backwards=nodes[1] < nodes[0])
+
+
+def _shared_openings(texts: list[str]) -> list[int]:
+    """For sorted texts: how many first characters each shares with the one before."""
+    out, prev = [], ""
+    for t in texts:
+        lo, hi = 0, min(len(prev), len(t))
+        while lo < hi:  # the longest common prefix, by halving (slices compare in C)
+            mid = (lo + hi + 1) // 2
+            if prev[:mid] == t[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append(lo)
+        prev = t
+    return out
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
