@@ -151,3 +151,58 @@ def test_where_a_word_comes_from_is_its_origin_not_a_place(question, sats):
 )
 def test_neighbours_keep_their_type(question, expected, sats):
     assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # measured quantities and statistics the inline list lacked, now `number` rows
+        "What is the thickness of the Antarctic ice sheet?",
+        "What was the attendance at the 1966 World Cup final?",
+        "What is the circulation of the New York Times?",
+        "What is the girth of a giant sequoia?",
+        "Quelle est l'épaisseur de la calotte glaciaire ?",
+        "Quelle est l'envergure d'un condor ?",
+        "¿Cuál es el grosor de la capa de hielo?",
+        "¿Cuál es la envergadura de un cóndor?",
+        # a pound is also a weight
+        "How many pounds does an adult elephant weigh?",
+        "How many pounds are there in a ton?",
+    ],
+)
+def test_number_families(question, sats):
+    assert _type(question, sats) == "number"
+
+
+def test_an_analyst_adds_a_number_noun_as_a_row(sats):
+    question = "What is the salinity of the Dead Sea?"
+    assert _type(question, sats) != "number"
+    extra = {
+        "head_nouns": pl.DataFrame({"language": ["en"], "kind": ["number"], "noun": ["salinity"]})
+    }
+    assert _type(question, load_satellites(extra=extra)) == "number"
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # English compounds are head-final: a person noun before a work or a place names it
+        ("What Stephen King novel is set in a graveyard for pets?", "text"),
+        ("What Marx Brothers movie centers on a stolen painting?", "text"),
+        ("What was the sister ship of the Titanic?", "text"),
+        ("What is the world's busiest general aviation airport?", "location"),
+        ("Which general aviation airport serves Chicago?", "location"),
+        ("What man-made lake is the largest in Africa?", "location"),
+        # a participle is not a request for a meaning
+        ("What Russian seaport has a name meaning Lord of the East?", "location"),
+        # neighbours: the person noun is still the head
+        ("What general commanded the troops at Waterloo?", "person"),
+        ("What astronomer-architect designed St. Paul's Cathedral?", "person"),
+        ("What actor's autobiography is titled All My Yesterdays?", "person"),
+        ("Which author wrote Treasure Island?", "person"),
+        ("What is the meaning of the word serendipity?", "text"),
+        ("How many pounds does the policy pay out?", "amount"),
+    ],
+)
+def test_modifiers_and_participles(question, expected, sats):
+    assert _type(question, sats) == expected
