@@ -206,3 +206,33 @@ def test_an_analyst_adds_a_number_noun_as_a_row(sats):
 )
 def test_modifiers_and_participles(question, expected, sats):
     assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # a clause opened by "when", then the question word: the question word decides
+        ("When called upon to surrender, what general replied with defiance?", "person"),
+        ("When the war ended, which city became the capital?", "location"),
+        ("Quand la guerre a pris fin, quelle ville est devenue la capitale ?", "location"),
+        ("Cuando terminó la guerra, ¿qué ciudad se convirtió en la capital?", "location"),
+        ("When was the Eiffel Tower built?", "date"),
+        ("Cuando llegó el tren?", "date"),
+        # the time something takes is a duration
+        ("What is the average time to boil an egg?", "duration"),
+        ("What is the time it takes a letter to cross the Atlantic?", "duration"),
+        ("Quel est le temps moyen d'attente aux urgences ?", "duration"),
+        ("¿Cuál es el tiempo promedio de espera en urgencias?", "duration"),
+        # the nickname of a person or a place asks for that person or place
+        ("What was the nickname of the model Leslie Hornby?", "person"),
+        ("What is the nickname of the city of Chicago?", "location"),
+        # place nouns as rows, in each language
+        ("What celestial body has a diameter of 3,474 km?", "location"),
+        ("What famed wall runs across northern England?", "location"),
+        ("Quel astre est le plus brillant du ciel nocturne ?", "location"),
+        ("¿Qué muralla rodea la ciudad de Ávila?", "location"),
+        ("What Russian seaport has a name meaning `` Lord of the East ''?", "location"),
+    ],
+)
+def test_clauses_durations_nicknames_and_places(question, expected, sats):
+    assert _type(question, sats) == expected
