@@ -236,3 +236,22 @@ def test_modifiers_and_participles(question, expected, sats):
 )
 def test_clauses_durations_nicknames_and_places(question, expected, sats):
     assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # where something ranks asks for a rank
+        ("Where does Harvard rank among American universities?", "number"),
+        ("Où se classe la France parmi les pays européens ?", "number"),
+        ("¿En qué puesto se clasificó España en el mundial?", "number"),
+        ("Where did he finish his studies?", "location"),
+        # a state symbol is no place
+        ("What is the state bird of Alaska?", "text"),
+        ("What is the West Virginia state flower?", "text"),
+        ("What state borders Texas to the north?", "location"),
+        ("What is the state nickname of Mississippi?", "location"),
+    ],
+)
+def test_ranks_and_state_symbols(question, expected, sats):
+    assert _type(question, sats) == expected
