@@ -255,3 +255,22 @@ def test_clauses_durations_nicknames_and_places(question, expected, sats):
 )
 def test_ranks_and_state_symbols(question, expected, sats):
     assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # durations named by a noun of their own, as rows
+        ("What is the half-life of carbon-14?", "duration"),
+        ("Quelle est la demi-vie du carbone 14 ?", "duration"),
+        ("¿Cuál es la vida media del carbono 14?", "duration"),
+        ("What is the shelf life of canned tuna?", "duration"),
+        # postal and dialling codes are numbers
+        ("What is the zip code for Fremont, California?", "number"),
+        ("What is the area code for Chicago?", "number"),
+        ("Quel est le code postal de Lyon ?", "number"),
+        ("¿Cuál es el código postal de Madrid?", "number"),
+    ],
+)
+def test_duration_and_code_nouns(question, expected, sats):
+    assert _type(question, sats) == expected
