@@ -274,3 +274,24 @@ def test_ranks_and_state_symbols(question, expected, sats):
 )
 def test_duration_and_code_nouns(question, expected, sats):
     assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # sums of money named by a noun of their own, as rows
+        ("What was the gross of Star Wars?", "amount"),
+        ("What is the GDP of France?", "amount"),
+        ("What is the prize money for Wimbledon?", "amount"),
+        ("Quel est le chiffre d'affaires de Renault ?", "amount"),
+        ("¿Cuál es la facturación de Inditex?", "amount"),
+        # how dear something is
+        ("How expensive is a trip to the moon?", "amount"),
+        ("À quel prix la maison a-t-elle été vendue ?", "amount"),
+        ("¿A qué precio se vendió el cuadro?", "amount"),
+        # an amount of a thing is no sum of money
+        ("What is the amount of water in the human body?", "text"),
+    ],
+)
+def test_amount_nouns(question, expected, sats):
+    assert _type(question, sats) == expected
