@@ -151,3 +151,147 @@ def test_where_a_word_comes_from_is_its_origin_not_a_place(question, sats):
 )
 def test_neighbours_keep_their_type(question, expected, sats):
     assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # measured quantities and statistics the inline list lacked, now `number` rows
+        "What is the thickness of the Antarctic ice sheet?",
+        "What was the attendance at the 1966 World Cup final?",
+        "What is the circulation of the New York Times?",
+        "What is the girth of a giant sequoia?",
+        "Quelle est l'épaisseur de la calotte glaciaire ?",
+        "Quelle est l'envergure d'un condor ?",
+        "¿Cuál es el grosor de la capa de hielo?",
+        "¿Cuál es la envergadura de un cóndor?",
+        # a pound is also a weight
+        "How many pounds does an adult elephant weigh?",
+        "How many pounds are there in a ton?",
+    ],
+)
+def test_number_families(question, sats):
+    assert _type(question, sats) == "number"
+
+
+def test_an_analyst_adds_a_number_noun_as_a_row(sats):
+    question = "What is the salinity of the Dead Sea?"
+    assert _type(question, sats) != "number"
+    extra = {
+        "head_nouns": pl.DataFrame({"language": ["en"], "kind": ["number"], "noun": ["salinity"]})
+    }
+    assert _type(question, load_satellites(extra=extra)) == "number"
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # English compounds are head-final: a person noun before a work or a place names it
+        ("What Stephen King novel is set in a graveyard for pets?", "text"),
+        ("What Marx Brothers movie centers on a stolen painting?", "text"),
+        ("What was the sister ship of the Titanic?", "text"),
+        ("What is the world's busiest general aviation airport?", "location"),
+        ("Which general aviation airport serves Chicago?", "location"),
+        ("What man-made lake is the largest in Africa?", "location"),
+        # a participle is not a request for a meaning
+        ("What Russian seaport has a name meaning Lord of the East?", "location"),
+        # neighbours: the person noun is still the head
+        ("What general commanded the troops at Waterloo?", "person"),
+        ("What astronomer-architect designed St. Paul's Cathedral?", "person"),
+        ("What actor's autobiography is titled All My Yesterdays?", "person"),
+        ("Which author wrote Treasure Island?", "person"),
+        ("What is the meaning of the word serendipity?", "text"),
+        ("How many pounds does the policy pay out?", "amount"),
+    ],
+)
+def test_modifiers_and_participles(question, expected, sats):
+    assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # a clause opened by "when", then the question word: the question word decides
+        ("When called upon to surrender, what general replied with defiance?", "person"),
+        ("When the war ended, which city became the capital?", "location"),
+        ("Quand la guerre a pris fin, quelle ville est devenue la capitale ?", "location"),
+        ("Cuando terminó la guerra, ¿qué ciudad se convirtió en la capital?", "location"),
+        ("When was the Eiffel Tower built?", "date"),
+        ("Cuando llegó el tren?", "date"),
+        # the time something takes is a duration
+        ("What is the average time to boil an egg?", "duration"),
+        ("What is the time it takes a letter to cross the Atlantic?", "duration"),
+        ("Quel est le temps moyen d'attente aux urgences ?", "duration"),
+        ("¿Cuál es el tiempo promedio de espera en urgencias?", "duration"),
+        # the nickname of a person or a place asks for that person or place
+        ("What was the nickname of the model Leslie Hornby?", "person"),
+        ("What is the nickname of the city of Chicago?", "location"),
+        # place nouns as rows, in each language
+        ("What celestial body has a diameter of 3,474 km?", "location"),
+        ("What famed wall runs across northern England?", "location"),
+        ("Quel astre est le plus brillant du ciel nocturne ?", "location"),
+        ("¿Qué muralla rodea la ciudad de Ávila?", "location"),
+        ("What Russian seaport has a name meaning `` Lord of the East ''?", "location"),
+    ],
+)
+def test_clauses_durations_nicknames_and_places(question, expected, sats):
+    assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # where something ranks asks for a rank
+        ("Where does Harvard rank among American universities?", "number"),
+        ("Où se classe la France parmi les pays européens ?", "number"),
+        ("¿En qué puesto se clasificó España en el mundial?", "number"),
+        ("Where did he finish his studies?", "location"),
+        # a state symbol is no place
+        ("What is the state bird of Alaska?", "text"),
+        ("What is the West Virginia state flower?", "text"),
+        ("What state borders Texas to the north?", "location"),
+        ("What is the state nickname of Mississippi?", "location"),
+    ],
+)
+def test_ranks_and_state_symbols(question, expected, sats):
+    assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # durations named by a noun of their own, as rows
+        ("What is the half-life of carbon-14?", "duration"),
+        ("Quelle est la demi-vie du carbone 14 ?", "duration"),
+        ("¿Cuál es la vida media del carbono 14?", "duration"),
+        ("What is the shelf life of canned tuna?", "duration"),
+        # postal and dialling codes are numbers
+        ("What is the zip code for Fremont, California?", "number"),
+        ("What is the area code for Chicago?", "number"),
+        ("Quel est le code postal de Lyon ?", "number"),
+        ("¿Cuál es el código postal de Madrid?", "number"),
+    ],
+)
+def test_duration_and_code_nouns(question, expected, sats):
+    assert _type(question, sats) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # sums of money named by a noun of their own, as rows
+        ("What was the gross of Star Wars?", "amount"),
+        ("What is the GDP of France?", "amount"),
+        ("What is the prize money for Wimbledon?", "amount"),
+        ("Quel est le chiffre d'affaires de Renault ?", "amount"),
+        ("¿Cuál es la facturación de Inditex?", "amount"),
+        # how dear something is
+        ("How expensive is a trip to the moon?", "amount"),
+        ("À quel prix la maison a-t-elle été vendue ?", "amount"),
+        ("¿A qué precio se vendió el cuadro?", "amount"),
+        # an amount of a thing is no sum of money
+        ("What is the amount of water in the human body?", "text"),
+    ],
+)
+def test_amount_nouns(question, expected, sats):
+    assert _type(question, sats) == expected
