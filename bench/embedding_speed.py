@@ -1,7 +1,8 @@
 """Chunks per CPU second and vector quality of each embedding backend of the packaged MiniLM.
 
     python bench/embedding_speed.py [--data ../shared/data] [--questions 30] [--skip 0]
-        [--rounds 3] [--threads 1] [--variants] [--batch-sizes 16,32,64,128] [--all-questions]
+        [--rounds 3] [--threads 1] [--variants] [--batch-sizes 16,32,64,128]
+        [--batch-tokens 512,1024,2048] [--all-questions]
 
 Configurations, on the same passages, timed in interleaved rounds (median): torch fp32 with
 batches in input order (each batch pads to its longest text: the no-sorting baseline), torch
@@ -22,8 +23,8 @@ rose / fell against torch (+n/-n: a loss on one question is visible):
   questions from --skip, and of the next --questions (a question's relevant units are its own
   evidence pages; pages ranked by their best chunk); --all-questions adds all 150 (quality only);
 - bundled: examples/corpus with examples/retrieval_gold.csv (units are section breadcrumbs).
-Then query latency (one question per call, CPU ms) and, with --batch-sizes, chunks per CPU
-second of the `auto` backend by batch size.
+Then query latency (one question per call, CPU ms) and, with --batch-sizes / --batch-tokens,
+chunks per CPU second of the `auto` backend by batch size and by padded-token budget.
 """
 
 from __future__ import annotations
@@ -248,22 +249,32 @@ def query_latency(configs, questions: list[str]) -> None:
         print(f"{label:48} {ms:7.1f} CPU ms per question ({1000 / ms:5.0f} per CPU s)")
 
 
-def batch_sweep(sizes: list[int], texts: list[str], threads: int, rounds: int) -> None:
-    from quaestio.retrieval.embeddings import AUTO_ORDER, get_embedder
+def batch_sweep(
+    sizes: list[int], budgets: list[int], texts: list[str], threads: int, rounds: int
+) -> None:
+    """Chunks per CPU second of the `auto` ONNX graph by batch size (no token budget) and by
+    padded-token budget (`Embedder.batch_tokens`, batches of at most 64), rounds interleaved."""
+    from quaestio.retrieval.embeddings import AUTO_ORDER, BATCH_TOKENS, get_embedder
 
     config = configurations(threads, False, Path())[
         "onnx-int8 (shipped)" if AUTO_ORDER[0] == "onnx-int8" else "onnx fp32 fused (onnx)"
     ]
-    rates: dict[int, list[float]] = {b: [] for b in sizes}
+    ways = [(f"batch {b:4d}", b, None) for b in sizes]
+    ways += [
+        (f"{t:5d} tokens" + (" (default)" if t == BATCH_TOKENS else ""), 64, t) for t in budgets
+    ]
+    rates: dict[str, list[float]] = {name: [] for name, _, _ in ways}
     for _ in range(rounds):
-        for b in sizes:
+        for name, size, budget in ways:
+            config.embedder.batch_tokens = budget
             start = time.process_time()
-            config.passages(texts, batch=b)
-            rates[b].append(len(texts) / (time.process_time() - start))
+            config.passages(texts, batch=size)
+            rates[name].append(len(texts) / (time.process_time() - start))
+    config.embedder.batch_tokens = BATCH_TOKENS
     backend = get_embedder().backend
-    print(f"\nbatch size sweep, {backend} (auto), tune set, chunks per CPU second")
-    for b in sizes:
-        print(f"batch {b:4d}: {np.median(rates[b]):6.1f}")
+    print(f"\nbatch sweep, {backend} (auto), tune set, chunks per CPU second")
+    for name, _, _ in ways:
+        print(f"{name:<22} {np.median(rates[name]):6.1f}")
 
 
 def main() -> None:
@@ -276,6 +287,7 @@ def main() -> None:
     parser.add_argument("--variants", action="store_true", help="add the graphs not shipped")
     parser.add_argument("--all-questions", action="store_true", help="quality on all 150")
     parser.add_argument("--batch-sizes", default="", help="e.g. 16,32,64,128")
+    parser.add_argument("--batch-tokens", default="", help="padded-token budgets, e.g. 512,1024")
     args = parser.parse_args()
 
     sets = {}
@@ -304,9 +316,10 @@ def main() -> None:
         quality(configs, sets, "torch fp32, sorted", vectors)
         questions = [q for _, asked, _ in sets.values() for q in asked.values()][:60]
         query_latency(configs, questions)
-    if args.batch_sizes and "tune" in sets:
-        sizes = [int(b) for b in args.batch_sizes.split(",")]
-        batch_sweep(sizes, sets["tune"][0][0], args.threads, args.rounds)
+    if (args.batch_sizes or args.batch_tokens) and "tune" in sets:
+        sizes = [int(b) for b in args.batch_sizes.split(",") if b]
+        budgets = [int(t) for t in args.batch_tokens.split(",") if t]
+        batch_sweep(sizes, budgets, sets["tune"][0][0], args.threads, args.rounds)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,19 @@ def test_length_sorted_batches_cover_every_position_once_longest_first():
     assert all(len(b) <= 3 for b in batches)
 
 
+def test_a_token_budget_keeps_each_batch_under_it_padded():
+    lengths = [5, 40, 1, 40, 17, 3, 9, 300, 2, 2]
+    batches = length_sorted_batches(lengths, 4, max_tokens=80)
+    flat = np.concatenate(batches)
+    assert sorted(flat.tolist()) == list(range(len(lengths)))
+    assert [lengths[i] for i in flat] == sorted(lengths, reverse=True)
+    for batch in batches:
+        padded = max(lengths[i] for i in batch) * len(batch)
+        assert len(batch) <= 4 and (padded <= 80 or len(batch) == 1)
+    # a text longer than the budget goes alone; short ones fill a batch up to its size
+    assert [len(b) for b in batches] == [1, 2, 4, 3]
+
+
 @pytest.mark.parametrize("backend", ["onnx", "onnx-int8"])
 def test_onnx_vectors_match_torch(onnx_cache, backend):
     reference = get_embedder(backend="torch").encode_passages(SENTENCES)

@@ -98,6 +98,12 @@ BACKENDS = ("auto", "torch", "onnx", "onnx-int8")
 AUTO_ORDER = ("onnx", "torch")
 BACKEND_ENV = "QUAESTIO_EMBEDDING_BACKEND"
 QUERY_CACHE_SIZE = 4096
+# Padded tokens per ONNX batch. On a CPU, small batches run faster per text than large ones
+# (their activations stay in cache): on FinanceBench chunks (~195 tokens) batches of 4 gave
+# 1.4x the chunks per CPU second of batches of 64, and one question per call beat a batch of
+# 64 short questions. A budget in tokens keeps a batch of short texts as small in memory as
+# one of long texts; 256 to 1,024 tokens ran alike (`bench/embedding_speed.py --batch-tokens`).
+BATCH_TOKENS = 512
 
 
 def resolve(name: str) -> PackagedModel:
@@ -123,6 +129,8 @@ class Embedder:
         self._onnx: Any = None  # an onnx_embedding.OnnxEncoder, once loaded
         self._lock = threading.Lock()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        # padded tokens per ONNX batch (None: `batch_size` texts whatever their length)
+        self.batch_tokens: int | None = BATCH_TOKENS
         if importlib.util.find_spec(spec.package) is None:
             raise BackendUnavailable(f"embedding model {spec.name!r}", spec.distribution)
         self.folder = Path(spec.path(importlib.import_module(spec.package)))
@@ -213,7 +221,7 @@ class Embedder:
         ids = encoder.token_ids(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         done = 0
-        for batch in length_sorted_batches([len(i) for i in ids], batch_size):
+        for batch in length_sorted_batches([len(i) for i in ids], batch_size, self.batch_tokens):
             out[batch] = encoder.encode_ids([ids[i] for i in batch])
             done += len(batch)
             if encoded is not None:
@@ -254,12 +262,24 @@ class Embedder:
         return self._encode(texts, self.spec.passage_prefix, batch_size, progress, encoded)
 
 
-def length_sorted_batches(lengths: list[int], batch_size: int) -> list[np.ndarray]:
+def length_sorted_batches(
+    lengths: list[int], batch_size: int, max_tokens: int | None = None
+) -> list[np.ndarray]:
     """Positions grouped into batches of similar length (longest first), so a batch pads
     only to its own longest text; the caller writes each batch's vectors back at its
-    positions, which restores the input order."""
+    positions, which restores the input order. With `max_tokens`, a batch also holds no
+    more than that many padded tokens (its longest length times its size; one text at least)."""
     order = np.argsort(-np.asarray(lengths), kind="stable")
-    return [order[i : i + batch_size] for i in range(0, len(order), max(batch_size, 1))]
+    size = max(batch_size, 1)
+    if max_tokens is None:
+        return [order[i : i + size] for i in range(0, len(order), size)]
+    batches, start = [], 0
+    while start < len(order):
+        longest = max(int(lengths[order[start]]), 1)  # the batch's first text is its longest
+        count = min(size, max(max_tokens // longest, 1), len(order) - start)
+        batches.append(order[start : start + count])
+        start += count
+    return batches
 
 
 def _choose_backend(spec: PackagedModel, wanted: str) -> str:
