@@ -8,9 +8,10 @@ Thread CPU time (so the figures hold on a loaded machine), median over `--rounds
 the same InsuranceQA questions, the rounds of every side and size taken in turn (so the
 ratio between sizes is measured under the same load as the one between sides); dictionaries
 are those of bench/keywords_throughput.py (ten keywords per concept, 1-3 real English words
-each), generated once per size and read by both sides. `setup` is run_steps' own work before the
-steps (checks, tokenize); `record` is `finish_record` (deduplication, the flat record);
-`arrow` is the batch's table.
+each), generated once per size and read by both sides. `setup` is run_steps' own work
+before the steps (checks, tokenize); `record` is the record the batch path builds
+(`finish_pieces`, which keeps shared variant blocks whole, or `finish_record` in a tree
+without it: deduplication, the flat record); `arrow` is the batch's table.
 """
 
 from __future__ import annotations
@@ -47,8 +48,11 @@ def worker(folder: str, n_questions: int) -> None:
     import gc
 
     from quaestio import DEFAULT_STEPS, load_satellites, prepare
-    from quaestio.analysis import batch
-    from quaestio.analysis.pipeline import finish_record, run_steps
+    from quaestio.analysis import batch, dictionary, pipeline
+    from quaestio.analysis.pipeline import run_steps
+
+    finish_record = getattr(pipeline, "finish_pieces", pipeline.finish_record)
+    plain = getattr(dictionary, "expand_pieces", list)
 
     questions = _throughput_module().load_questions(n_questions)
     sats = prepare(load_satellites(None if folder == "bundled" else folder))
@@ -88,7 +92,8 @@ def worker(folder: str, n_questions: int) -> None:
         figures["record"] = t_record
         figures["arrow"] = t_arrow
         out = {name: seconds / len(questions) * 1e6 for name, seconds in figures.items()}
-        out["keywords_per_row"] = sum(len(r["keywords"]) for r in records) / len(records)
+        rows = [plain(r["keywords"]) for r in records]
+        out["keywords_per_row"] = sum(len(k) for k in rows) / len(records)
         print(json.dumps(out), flush=True)
 
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from ..satellites import Satellites
 from ..schema import COMPACT_SCHEMA
-from .dictionary import VariantBlock, variant_blocks
+from .dictionary import VariantBlock, expand_pieces
 
 _KEYWORDS = COMPACT_SCHEMA.field("keywords").type
 _KEYWORD = _KEYWORDS.value_type
@@ -34,11 +34,12 @@ def records_to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Tabl
 
 
 def keywords_column(records: list[dict[str, Any]], sats: Satellites) -> pa.Array:
+    """The keywords column; a row's `keywords` may hold `VariantBlock`s (`finish_pieces`),
+    each standing for its `kept` keywords."""
     given = [r.get("keywords") for r in records]
     if any(k is None for k in given):  # not a parser row: the plain conversion
-        return pa.array(given, type=_KEYWORDS)
-    lists: list[list[dict]] = given  # type: ignore[assignment]  # no None left
-    blocks = variant_blocks(sats).by_kept_first
+        return pa.array([None if k is None else expand_pieces(k) for k in given], type=_KEYWORDS)
+    lists: list[list[Any]] = given  # type: ignore[assignment]  # no None left
     own: list[dict] = []  # keywords of the rows themselves, converted together
     used: dict[int, int] = {}  # id(block) -> where its rows start among the blocks' rows
     arrays: list[pa.Array] = []
@@ -47,34 +48,34 @@ def keywords_column(records: list[dict[str, Any]], sats: Satellites) -> pa.Array
     starts: list[int] = []
     lengths: list[int] = []
     shared: list[int] = []
-    for keywords in lists:
-        i, n = 0, len(keywords)
-        while i < n:
-            k = keywords[i]
-            block = blocks.get(id(k))
-            if block is not None and keywords[i : i + len(block.kept)] == block.kept:
-                base = used.get(id(block))
+    row_lengths: list[int] = []
+    for pieces in lists:
+        n = 0
+        for k in pieces:
+            if type(k) is VariantBlock:
+                base = used.get(id(k))
                 if base is None:
-                    base = used[id(block)] = size
-                    arrays.append(_block_array(block))
-                    size += len(block.kept)
+                    base = used[id(k)] = size
+                    arrays.append(_block_array(k))
+                    size += len(k.kept)
                 starts.append(base)
-                lengths.append(len(block.kept))
+                lengths.append(len(k.kept))
                 shared.append(1)
-                i += len(block.kept)
-                continue
-            starts.append(len(own))
-            lengths.append(1)
-            shared.append(0)
-            own.append(k)
-            i += 1
+                n += len(k.kept)
+            else:
+                starts.append(len(own))
+                lengths.append(1)
+                shared.append(0)
+                own.append(k)
+                n += 1
+        row_lengths.append(n)
     values = pa.concat_arrays([pa.array(own, type=_KEYWORD), *arrays])
     run_length = np.array(lengths, dtype=np.int64)
     run_start = np.array(starts, dtype=np.int64) + np.array(shared, dtype=np.int64) * len(own)
     first_out = np.cumsum(run_length) - run_length
     take = np.repeat(run_start - first_out, run_length) + np.arange(int(run_length.sum()))
     offsets = np.zeros(len(lists) + 1, dtype=np.int32)
-    np.cumsum([len(k) for k in lists], out=offsets[1:])
+    np.cumsum(row_lengths, out=offsets[1:])
     return pa.ListArray.from_arrays(pa.array(offsets), values.take(take), type=_KEYWORDS)
 
 
