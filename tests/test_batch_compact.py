@@ -5,7 +5,7 @@ import polars as pl
 import pyarrow as pa
 
 from quaestio import COMPACT_SCHEMA, QUESTION_SCHEMA, iter_parse, parse_question, parse_questions
-from quaestio.analysis.dictionary import dictionary_index, variant_blocks
+from quaestio.analysis.dictionary import dictionary_index, dictionary_keywords, variant_blocks
 from quaestio.analysis.pipeline import _PRECEDENCE, _deduplicate
 from quaestio.analysis.text import fold
 from quaestio.types import KeywordSource
@@ -153,3 +153,22 @@ def test_a_row_arrow_refuses_keeps_the_others_with_their_variants(tiny_sats):
     plain = finish_record(*run_steps("What is the annual premium?", tiny_sats))["keywords"]
     assert [k["text"] for k in rows[0]["keywords"]] == [k["text"] for k in plain]
     assert rows[1]["error_code"] and not rows[0]["error_code"]
+
+
+def test_a_drafts_variants_wait_as_the_shared_block_until_a_step_asks(tiny_sats):
+    # The steps after the dictionary see the keywords that matched, not one dict per
+    # variant; `expand_variants` gives the list as it was, each block after its keyword.
+    from quaestio.analysis.dictionary import variant_blocks
+    from quaestio.analysis.pipeline import DEFAULT_STEPS, run_steps
+
+    upto = DEFAULT_STEPS[: DEFAULT_STEPS.index(dictionary_keywords) + 1]
+    draft, _ = run_steps("What is the premium and the limit?", tiny_sats, steps=upto)
+    assert [k["span_start"] is not None for k in draft.keywords] == [True, True]
+    blocks = list(variant_blocks(tiny_sats).by_key.values())
+    waiting = [block for _, block in draft.expansions.values()]
+    assert waiting and all(any(b is w for b in blocks) for w in waiting)
+    draft.expand_variants()
+    assert not draft.expansions
+    first, second = draft.keywords[0], waiting[0].keywords
+    assert draft.keywords[1 : 1 + len(second)] == second and first["span_start"] is not None
+    assert len(draft.keywords) == 2 + sum(len(b.keywords) for b in waiting)

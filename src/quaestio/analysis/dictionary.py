@@ -272,10 +272,11 @@ def _expand(
         return
     draft.concepts.append(concept)
     variants = _variants(draft.sats, index, concept, lang)
-    draft.keywords.append({**variants[best], "span_start": span[0], "span_end": span[1]})
+    spanned = {**variants[best], "span_start": span[0], "span_end": span[1]}
+    draft.keywords.append(spanned)
     block = variant_block(draft.sats, variants, (concept, lang, best))
-    if block is not None:
-        draft.keywords += block.keywords  # shared, not copied: the row costs one list copy
+    if block is not None:  # shared, not copied: they wait after `spanned` (`Draft.expansions`)
+        draft.expansions[id(spanned)] = (spanned, block)
 
 
 @dataclass(eq=False, slots=True)

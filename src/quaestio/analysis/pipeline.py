@@ -291,7 +291,7 @@ def finish_pieces(draft: Draft, started: float) -> dict[str, Any]:
             dict(c.__dict__)
             for c in sorted(draft.corrections.values(), key=lambda c: c.span_start)
         ],
-        keywords=_deduplicated_pieces(draft.keywords, sats),
+        keywords=_deduplicated_pieces(draft.keywords, sats, draft.expansions),
         concepts=list(draft.concepts),
         ambiguous_keywords=[dict(a.__dict__) for a in draft.ambiguous],
         satellites_version=sats.version,
@@ -325,8 +325,11 @@ def _deduplicate(keywords: list[dict], sats: Satellites) -> list[dict]:
     return expand_pieces(_deduplicated_pieces(keywords, sats))
 
 
-def _deduplicated_pieces(keywords: list[dict], sats: Satellites) -> list[Any]:
-    """`_deduplicate`, with each block the row keeps whole left as the block.
+def _deduplicated_pieces(
+    keywords: list[dict], sats: Satellites, expansions: dict[int, tuple[dict, Any]] | None = None
+) -> list[Any]:
+    """`_deduplicate`, with each block the row keeps whole left as the block; the blocks of
+    `expansions` (`Draft.expansions`) stand right after the keyword that brought them.
 
     A concept's shared variants (`dictionary.VariantBlock`) are read as one piece: already
     deduplicated among themselves, with their folded texts, so the work per row follows the
@@ -339,30 +342,34 @@ def _deduplicated_pieces(keywords: list[dict], sats: Satellites) -> list[Any]:
     keys: list[str | None] = []  # a dict's folded text; None for a block
     seen: set[str] = set()
     shared: set[str] = set()
+    waiting = expansions or {}
     i, n = 0, len(keywords)
     while i < n:
         k = keywords[i]
         block = starts.get(id(k))
         if block is not None and keywords[i : i + len(block.keywords)] == block.keywords:
+            i += len(block.keywords)  # a block spelled out in the list (`expand_variants`)
+        else:
+            text = k["text"]
+            key = _FOLDED.get(text)
+            if key is None:
+                if len(_FOLDED) >= _FOLDED_MAX:
+                    _FOLDED.clear()
+                key = _FOLDED[text] = fold(text)
+            if key in seen:
+                shared.add(key)
+            seen.add(key)
+            pieces.append(k)
+            keys.append(key)
+            i += 1
+            after = waiting.get(id(k))
+            block = after[1] if after is not None and after[0] is k else None
+        if block is not None:
             if not seen.isdisjoint(block.keys):
                 shared |= seen & block.keys
             seen |= block.keys
             pieces.append(block)
             keys.append(None)
-            i += len(block.keywords)
-            continue
-        text = k["text"]
-        key = _FOLDED.get(text)
-        if key is None:
-            if len(_FOLDED) >= _FOLDED_MAX:
-                _FOLDED.clear()
-            key = _FOLDED[text] = fold(text)
-        if key in seen:
-            shared.add(key)
-        seen.add(key)
-        pieces.append(k)
-        keys.append(key)
-        i += 1
     best: dict[str, dict] = {}  # the winner of each shared text, in the order of the steps
     if shared:
         for piece, key in zip(pieces, keys):
