@@ -5,11 +5,13 @@ sizes, for a reference commit and this tree side by side in the same run.
     python bench/keyword_steps.py --ref 6d096a9 --sizes 1000,1000000 --questions 1000
 
 Thread CPU time (so the figures hold on a loaded machine), median over `--rounds` rounds of
-the same InsuranceQA questions, the two sides' rounds taken in turn; dictionaries are those
-of bench/keywords_throughput.py (ten keywords per concept, 1-3 real English words each),
-generated once per size and read by both sides. `setup` is run_steps' own work before the
-steps (checks, tokenize); `record` is `finish_record` (deduplication, the flat record);
-`arrow` is the batch's table.
+the same InsuranceQA questions, the rounds of every side and size taken in turn (so the
+ratio between sizes is measured under the same load as the one between sides); dictionaries
+are those of bench/keywords_throughput.py (ten keywords per concept, 1-3 real English words
+each), generated once per size and read by both sides. `setup` is run_steps' own work
+before the steps (checks, tokenize); `record` is the record the batch path builds
+(`finish_pieces`, which keeps shared variant blocks whole, or `finish_record` in a tree
+without it: deduplication, the flat record); `arrow` is the batch's table.
 """
 
 from __future__ import annotations
@@ -46,8 +48,11 @@ def worker(folder: str, n_questions: int) -> None:
     import gc
 
     from quaestio import DEFAULT_STEPS, load_satellites, prepare
-    from quaestio.analysis import batch
-    from quaestio.analysis.pipeline import finish_record, run_steps
+    from quaestio.analysis import batch, dictionary, pipeline
+    from quaestio.analysis.pipeline import run_steps
+
+    finish_record = getattr(pipeline, "finish_pieces", pipeline.finish_record)
+    plain = getattr(dictionary, "expand_pieces", list)
 
     questions = _throughput_module().load_questions(n_questions)
     sats = prepare(load_satellites(None if folder == "bundled" else folder))
@@ -87,40 +92,45 @@ def worker(folder: str, n_questions: int) -> None:
         figures["record"] = t_record
         figures["arrow"] = t_arrow
         out = {name: seconds / len(questions) * 1e6 for name, seconds in figures.items()}
-        out["keywords_per_row"] = sum(len(r["keywords"]) for r in records) / len(records)
+        rows = [plain(r["keywords"]) for r in records]
+        out["keywords_per_row"] = sum(len(k) for k in rows) / len(records)
         print(json.dumps(out), flush=True)
 
 
-def interleaved(sides: dict[str, Path], folder: str, args) -> dict[str, dict]:
-    """Both sides prepared side by side, then round for round in turn (one warm-up round)."""
+def interleaved(workers: dict[tuple[str, str], tuple[Path, str]], args) -> dict:
+    """Every (size, side) worker prepared side by side, then round for round in turn (one
+    warm-up round), so that a change of load on the machine weighs on every column alike
+    and the ratio between sizes holds as well as the one between sides."""
     procs = {
-        side: subprocess.Popen(
+        key: subprocess.Popen(
             [sys.executable, __file__, "--worker", folder, "--questions", str(args.questions)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONPATH": str(src)},
         )
-        for side, src in sides.items()
+        for key, (src, folder) in workers.items()
     }
-    rounds: dict[str, list[dict]] = {side: [] for side in sides}
+    rounds: dict[tuple[str, str], list[dict]] = {key: [] for key in workers}
     for proc in procs.values():
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    print("  all sides ready", file=sys.stderr)
     for r in range(args.rounds + 1):
-        for side, proc in procs.items():
+        for key, proc in procs.items():
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write("go\n")
             proc.stdin.flush()
             figures = json.loads(proc.stdout.readline())
             if r:
-                rounds[side].append(figures)
+                rounds[key].append(figures)
+        print(f"  round {r} done", file=sys.stderr)
     for proc in procs.values():
         assert proc.stdin is not None
         proc.stdin.close()
         proc.wait()
     return {
-        side: {k: statistics.median(f[k] for f in got) for k in got[0]}
-        for side, got in rounds.items()
+        key: {k: statistics.median(f[k] for f in got) for k in got[0]}
+        for key, got in rounds.items()
     }
 
 
@@ -145,23 +155,18 @@ def main() -> None:
     kt = _throughput_module()  # (puts bench/ on sys.path first)
     from parse_identity_batch import export
 
-    results: dict[tuple[str, str], dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         ref_src = export(args.ref, Path(tmp) / "tree")
         sizes = [s for s in args.sizes.split(",") if s]
+        workers: dict[tuple[str, str], tuple[Path, str]] = {}
         for size in sizes:
             folder = Path(tmp) / f"d{size}"
             if size != "bundled":
                 folder.mkdir()
                 kt.synthetic_folder(int(size), folder)
-            got = interleaved(
-                {"ref": ref_src, "new": ROOT / "src"},
-                str(folder) if size != "bundled" else "bundled",
-                args,
-            )
-            for side, figures in got.items():
-                results[(size, side)] = figures
-            print(f"  done {size}", file=sys.stderr)
+            for side, src in (("ref", ref_src), ("new", ROOT / "src")):
+                workers[(size, side)] = (src, str(folder) if size != "bundled" else "bundled")
+        results = interleaved(workers, args)
     cols = [(s, side) for s in sizes for side in ("ref", "new")]
     print(
         f"µs per question (thread CPU, median of {args.rounds} rounds of {args.questions} "

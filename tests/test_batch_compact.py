@@ -5,7 +5,7 @@ import polars as pl
 import pyarrow as pa
 
 from quaestio import COMPACT_SCHEMA, QUESTION_SCHEMA, iter_parse, parse_question, parse_questions
-from quaestio.analysis.dictionary import dictionary_index, variant_blocks
+from quaestio.analysis.dictionary import dictionary_index, dictionary_keywords, variant_blocks
 from quaestio.analysis.pipeline import _PRECEDENCE, _deduplicate
 from quaestio.analysis.text import fold
 from quaestio.types import KeywordSource
@@ -120,3 +120,55 @@ def test_frame_round_trip_compares_by_value(tiny_sats):
     drop = ["latency_ms", "question_id", "error_message"]
     assert a.drop_columns(drop).to_pylist() == b.drop_columns(drop).to_pylist()[::-1]
     assert isinstance(parse_questions(QUESTIONS, tiny_sats), pd.DataFrame)
+
+
+def test_a_batch_row_carries_its_concepts_variants_as_one_shared_block(tiny_sats):
+    # The batch path's records hold each concept's expansion as the block built once per
+    # satellites, not as copies of its dicts: the row's cost follows the matched concepts.
+    from quaestio.analysis.dictionary import VariantBlock, expand_pieces
+    from quaestio.analysis.pipeline import finish_pieces, finish_record, run_steps
+
+    question = "What is the premium and the limit?"
+    rows = [finish_pieces(*run_steps(question, tiny_sats)) for _ in range(2)]
+    blocks = [[k for k in row["keywords"] if type(k) is VariantBlock] for row in rows]
+    assert blocks[0] and all(a is b for a, b in zip(*blocks, strict=True))
+    plain = finish_record(*run_steps(question, tiny_sats))["keywords"]
+    assert expand_pieces(rows[0]["keywords"]) == plain
+    assert not any(type(k) is VariantBlock for k in plain)  # the public record stays plain
+    column = parse_questions([question] * 2, tiny_sats, as_="arrow").column("keywords")
+    fields = ("text", "weight", "source", "span_start", "rule_id", "concept")
+    assert [[tuple(k.get(f) for f in fields) for k in row] for row in column.to_pylist()] == [
+        [tuple(k.get(f) for f in fields) for k in plain]
+    ] * 2
+
+
+def test_a_row_arrow_refuses_keeps_the_others_with_their_variants(tiny_sats):
+    # The fallback (one record at a time) reads rows whose keywords hold blocks.
+    from quaestio.analysis.batch import _to_table
+    from quaestio.analysis.pipeline import finish_pieces, finish_record, run_steps
+
+    good = finish_pieces(*run_steps("What is the annual premium?", tiny_sats))
+    bad = {**finish_pieces(*run_steps("What is the limit?", tiny_sats)), "language": 7}
+    rows = _to_table([good, bad], tiny_sats).to_pylist()
+    plain = finish_record(*run_steps("What is the annual premium?", tiny_sats))["keywords"]
+    assert [k["text"] for k in rows[0]["keywords"]] == [k["text"] for k in plain]
+    assert rows[1]["error_code"] and not rows[0]["error_code"]
+
+
+def test_a_drafts_variants_wait_as_the_shared_block_until_a_step_asks(tiny_sats):
+    # The steps after the dictionary see the keywords that matched, not one dict per
+    # variant; `expand_variants` gives the list as it was, each block after its keyword.
+    from quaestio.analysis.dictionary import variant_blocks
+    from quaestio.analysis.pipeline import DEFAULT_STEPS, run_steps
+
+    upto = DEFAULT_STEPS[: DEFAULT_STEPS.index(dictionary_keywords) + 1]
+    draft, _ = run_steps("What is the premium and the limit?", tiny_sats, steps=upto)
+    assert [k["span_start"] is not None for k in draft.keywords] == [True, True]
+    blocks = list(variant_blocks(tiny_sats).by_key.values())
+    waiting = [block for _, block in draft.expansions.values()]
+    assert waiting and all(any(b is w for b in blocks) for w in waiting)
+    draft.expand_variants()
+    assert not draft.expansions
+    first, second = draft.keywords[0], waiting[0].keywords
+    assert draft.keywords[1 : 1 + len(second)] == second and first["span_start"] is not None
+    assert len(draft.keywords) == 2 + sum(len(b.keywords) for b in waiting)

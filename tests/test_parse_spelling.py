@@ -44,3 +44,15 @@ def test_a_word_known_only_in_another_language_without_a_near_word_here_stays():
     assert parse_question("What is the cotisation?").corrected_question == (
         "What is the cotisation?"
     )
+
+
+def test_own_words_of_a_language_are_built_once_per_satellites(tiny_sats):
+    # The union of a language's words and the `*` words holds the whole vocabulary of a large
+    # dictionary: one per question would cost more than the rest of the parse.
+    from quaestio.analysis.spelling import own_tokens
+
+    parse_question("Whats the anual premuim?", tiny_sats)
+    first = own_tokens(tiny_sats, "en")
+    assert "premium" in first
+    parse_question("Whats the anual premuim?", tiny_sats)
+    assert own_tokens(tiny_sats, "en") is first

@@ -18,7 +18,8 @@ from ..satellites import Satellites, bundled_satellites
 from ..schema import COMPACT_SCHEMA, ENGINES, table_to_frame, to_record
 from ..types import ParsedQuestion, Provenance
 from .columns import records_to_table
-from .pipeline import DEFAULT_STEPS, Step, parse_record
+from .dictionary import expand_pieces
+from .pipeline import DEFAULT_STEPS, Step, finish_pieces, run_steps
 from .text import without_surrogates
 
 Errors = Literal["collect", "raise", "warn"]
@@ -195,9 +196,10 @@ def _record(
     options: dict[str, Any],
 ) -> dict[str, Any]:
     try:
-        return parse_record(
+        draft, started = run_steps(
             _checked(text, n, column, sats), sats, question_id=qid, steps=steps, **options
         )
+        return finish_pieces(draft, started)  # `_to_table` reads its variant blocks
     except Exception as exc:
         if errors == "raise":
             raise
@@ -223,7 +225,7 @@ def _with_llm(
     progress: bool | None,
     options: dict[str, Any],
 ) -> pa.Table:
-    from .pipeline import finish_record, run_steps
+    from .pipeline import finish_record
 
     mode = as_refiner(llm, sats)
     records: list[Any] = [None] * len(texts)
@@ -255,6 +257,8 @@ def _to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Table:
         pass
     kept = []
     for record in records:
+        if isinstance(record.get("keywords"), list):
+            record = {**record, "keywords": expand_pieces(record["keywords"])}
         try:
             pa.Table.from_pylist([record], schema=COMPACT_SCHEMA)
             kept.append(record)

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from ..satellites import Satellites
 from ..schema import COMPACT_SCHEMA
-from .dictionary import VariantBlock, variant_blocks
+from .dictionary import VariantBlock, expand_pieces
 
 _KEYWORDS = COMPACT_SCHEMA.field("keywords").type
 _KEYWORD = _KEYWORDS.value_type
@@ -34,47 +34,39 @@ def records_to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Tabl
 
 
 def keywords_column(records: list[dict[str, Any]], sats: Satellites) -> pa.Array:
+    """The keywords column; a row's `keywords` may hold `VariantBlock`s (`finish_pieces`),
+    each standing for its `kept` keywords."""
     given = [r.get("keywords") for r in records]
     if any(k is None for k in given):  # not a parser row: the plain conversion
-        return pa.array(given, type=_KEYWORDS)
-    lists: list[list[dict]] = given  # type: ignore[assignment]  # no None left
-    blocks = variant_blocks(sats).by_kept_first
-    own: list[dict] = []  # keywords of the rows themselves, converted together
-    used: dict[int, int] = {}  # id(block) -> where its rows start among the blocks' rows
+        return pa.array([None if k is None else expand_pieces(k) for k in given], type=_KEYWORDS)
+    lists: list[list[Any]] = given  # type: ignore[assignment]  # no None left
+    # Comprehensions over the batch's pieces rather than one loop with a branch per piece:
+    # this is the only Python work per piece left.
+    pieces = [k for row in lists for k in row]
+    is_block = [type(k) is VariantBlock for k in pieces]
+    own = [k for k, b in zip(pieces, is_block) if not b]  # converted together
+    blocks = [k for k, b in zip(pieces, is_block) if b]
+    first: dict[int, int] = {}  # id(block) -> its first row among the blocks' rows
     arrays: list[pa.Array] = []
     size = 0
-    # Runs of the output: (start, length, 1 for a block run, 0 for one of the row's own).
-    starts: list[int] = []
-    lengths: list[int] = []
-    shared: list[int] = []
-    for keywords in lists:
-        i, n = 0, len(keywords)
-        while i < n:
-            k = keywords[i]
-            block = blocks.get(id(k))
-            if block is not None and keywords[i : i + len(block.kept)] == block.kept:
-                base = used.get(id(block))
-                if base is None:
-                    base = used[id(block)] = size
-                    arrays.append(_block_array(block))
-                    size += len(block.kept)
-                starts.append(base)
-                lengths.append(len(block.kept))
-                shared.append(1)
-                i += len(block.kept)
-                continue
-            starts.append(len(own))
-            lengths.append(1)
-            shared.append(0)
-            own.append(k)
-            i += 1
+    for block in {id(b): b for b in blocks}.values():
+        first[id(block)] = size
+        arrays.append(_block_array(block))
+        size += len(block.kept)
+    flags = np.array(is_block, dtype=bool)
+    run_length = np.ones(len(pieces), dtype=np.int64)
+    run_length[flags] = [len(b.kept) for b in blocks]
+    run_start = np.empty(len(pieces), dtype=np.int64)
+    run_start[~flags] = np.arange(len(own))
+    run_start[flags] = np.array([first[id(b)] for b in blocks], dtype=np.int64) + len(own)
     values = pa.concat_arrays([pa.array(own, type=_KEYWORD), *arrays])
-    run_length = np.array(lengths, dtype=np.int64)
-    run_start = np.array(starts, dtype=np.int64) + np.array(shared, dtype=np.int64) * len(own)
     first_out = np.cumsum(run_length) - run_length
     take = np.repeat(run_start - first_out, run_length) + np.arange(int(run_length.sum()))
+    # A row's list starts where its first piece does.
+    ends = np.cumsum(run_length)
+    row_pieces = np.cumsum([len(row) for row in lists], dtype=np.int64)
     offsets = np.zeros(len(lists) + 1, dtype=np.int32)
-    np.cumsum([len(k) for k in lists], out=offsets[1:])
+    offsets[1:] = np.concatenate([[0], ends])[row_pieces]
     return pa.ListArray.from_arrays(pa.array(offsets), values.take(take), type=_KEYWORDS)
 
 

@@ -16,6 +16,7 @@ form wins.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,20 +93,16 @@ def dictionary_keywords(draft: Draft) -> None:
     if not index.entries:
         return
     spans = _find(draft, index)
+    entries = index.entries
     for (first, last), ids in sorted(spans.items()):
-        concepts = sorted({index.entries[i].concept for i in ids})
+        concepts = {entries[i].concept for i in ids}
         if len(concepts) == 1:
-            chosen = concepts[0]
+            (chosen,) = concepts
+            matched = ids
         else:
-            chosen = _disambiguate(draft, index, (first, last), ids, concepts)
-        _expand(
-            draft,
-            index,
-            chosen,
-            [i for i in ids if index.entries[i].concept == chosen],
-            first,
-            last,
-        )
+            chosen = _disambiguate(draft, index, (first, last), ids, sorted(concepts))
+            matched = [i for i in ids if entries[i].concept == chosen]
+        _expand(draft, index, chosen, matched, first, last)
 
 
 def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[int]]:
@@ -118,16 +115,19 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
         start_of[pos] = i
         pos += len(f) + 1
     shouting = not any(c.islower() for c in draft.original)
+    cased = _cased_rows(draft.sats, index)
     spans: dict[tuple[int, int], list[int]] = {}
     for end, (length, ntok, ids) in index.automaton.iter(text):
         first = start_of[end - length + 2]
         last = first + ntok - 1
-        ok = [i for i in ids if _accept(draft, index.entries[i], first, last, shouting)]
+        if cased.isdisjoint(ids):  # most keys: nothing to check
+            ok = list(ids)
+        else:
+            ok = [i for i in ids if _accept(draft, index.entries[i], first, last, shouting)]
         if ok:
             spans.setdefault((first, last), []).extend(ok)
-    for span, ids in _find_inflected(draft, index, folded).items():
-        if span not in spans:  # the exact form wins
-            spans[span] = ids
+    # The exact form wins: the inflected pass skips the spans found as written.
+    spans.update(_find_inflected(draft, index, folded, spans.keys()))
     # A keyword inside a longer matched keyword is less specific: the longer one wins.
     # Sorted by start, longest first, a span is inside another iff an earlier one ends later.
     kept, reach = {}, -1
@@ -139,9 +139,13 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
 
 
 def _find_inflected(
-    draft: Draft, index: DictionaryIndex, folded: list[str]
+    draft: Draft,
+    index: DictionaryIndex,
+    folded: list[str],
+    found: Collection[tuple[int, int]] = (),
 ) -> dict[tuple[int, int], list[int]]:
-    """Spans whose lemmas match the lemmas of a `fuzzy` row of the question's language."""
+    """Spans whose lemmas match the lemmas of a `fuzzy` row of the question's language,
+    but for the spans in `found` (matched as written)."""
     language = draft.language
     automaton = _lemma_automaton(draft.sats, index, language)
     if automaton is None:
@@ -159,6 +163,8 @@ def _find_inflected(
     for end, (length, ntok, ids) in automaton.iter(text):
         first = start_of.get(end - length + 2)
         if first is None:  # not at a word's start: a match inside a word
+            continue
+        if (first, first + ntok - 1) in found:
             continue
         if ntok == 1:  # one word alone: only its number or gender may differ
             word = folded[first]
@@ -228,6 +234,15 @@ def _lemma_automaton(
     return cache[language]
 
 
+def _cased_rows(sats: Satellites, index: DictionaryIndex) -> frozenset[int]:
+    """The entries `_accept` has to look at (`cased` rows); the others always pass."""
+
+    def build(_: Satellites) -> frozenset[int]:
+        return frozenset(i for i, e in enumerate(index.entries) if e.cased is not None)
+
+    return sats.cached("cased_rows", build)
+
+
 def _accept(draft: Draft, entry: Entry, first: int, last: int, shouting: bool) -> bool:
     if entry.cased is None:
         return True
@@ -245,7 +260,10 @@ def _expand(
     draft: Draft, index: DictionaryIndex, concept: str, matched: list[int], first: int, last: int
 ) -> None:
     lang = draft.language
-    best = min(matched, key=lambda i: _rank(index.entries[i], lang))
+    if len(matched) == 1:
+        best = matched[0]
+    else:
+        best = min(matched, key=lambda i: _rank(index.entries[i], lang))
     span = (draft.tokens[first].start, draft.tokens[last].end)
     if concept in draft.concepts:
         draft.keywords.append(
@@ -254,10 +272,11 @@ def _expand(
         return
     draft.concepts.append(concept)
     variants = _variants(draft.sats, index, concept, lang)
-    draft.keywords.append({**variants[best], "span_start": span[0], "span_end": span[1]})
+    spanned = {**variants[best], "span_start": span[0], "span_end": span[1]}
+    draft.keywords.append(spanned)
     block = variant_block(draft.sats, variants, (concept, lang, best))
-    if block is not None:
-        draft.keywords += block.keywords  # shared, not copied: the row costs one list copy
+    if block is not None:  # shared, not copied: they wait after `spanned` (`Draft.expansions`)
+        draft.expansions[id(spanned)] = (spanned, block)
 
 
 @dataclass(eq=False, slots=True)
@@ -281,6 +300,17 @@ class VariantBlocks:
     # long as this registry, so no other object can carry these ids meanwhile.
     by_first: dict[int, VariantBlock] = field(default_factory=dict)
     by_kept_first: dict[int, VariantBlock] = field(default_factory=dict)
+
+
+def expand_pieces(pieces: list[Any]) -> list[dict]:
+    """The plain keyword list of `finish_pieces`' `keywords`: each block as its `kept`."""
+    out: list[dict] = []
+    for piece in pieces:
+        if type(piece) is VariantBlock:
+            out += piece.kept
+        else:
+            out.append(piece)
+    return out
 
 
 def variant_blocks(sats: Satellites) -> VariantBlocks:

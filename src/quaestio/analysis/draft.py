@@ -23,6 +23,12 @@ class Draft:
     # Plain dicts with the fields of `Keyword`: the row validates them all at once at the end,
     # which costs a fraction of building one model per keyword.
     keywords: list[dict[str, Any]] = field(default_factory=list)
+    # A matched concept's other variants (a `dictionary.VariantBlock`, built once per
+    # satellites and shared by every row) wait here, by id of the keyword that brought them,
+    # until the record is built: they carry no span, and no default step after the
+    # dictionary reads unspanned keywords but `negative_hints`, which puts them in first
+    # (`expand_variants`). So a row does not pay one dict per variant at every step.
+    expansions: dict[int, tuple[dict[str, Any], Any]] = field(default_factory=dict)
     corrections: dict[int, SpellingCorrection] = field(default_factory=dict)
     concepts: list[str] = field(default_factory=list)
     ambiguous: list[AmbiguousKeyword] = field(default_factory=list)
@@ -58,6 +64,20 @@ class Draft:
                 **fields,
             }
         )
+
+    def expand_variants(self) -> None:
+        """Put the waiting variants into `keywords`, right after the keyword that brought
+        them, as the steps used to see them: for a step that reads or edits every keyword."""
+        if not self.expansions:
+            return
+        out: list[dict[str, Any]] = []
+        for k in self.keywords:
+            out.append(k)
+            held = self.expansions.get(id(k))
+            if held is not None and held[0] is k:
+                out += held[1].keywords
+        self.keywords[:] = out
+        self.expansions.clear()
 
     def fire(self, rule_id: str) -> None:
         """Record that a rule row decided something, for the `rules_fired` column."""

@@ -30,6 +30,7 @@ def negative_hints(draft: Draft) -> None:
             draft.fire(f"cues:{rule.rule_id}")
     if not regions:
         return
+    draft.expand_variants()  # the variants of an excluded concept are excluded terms
     inside = [_within(kw, regions) for kw in draft.keywords]
     dropped = [kw for kw, hit in zip(draft.keywords, inside) if hit]
     asked = {

@@ -16,7 +16,7 @@ from .anchors import anchor_keywords
 from .answer import answer_shape_and_type
 from .clarify import clarify
 from .decompose import decompose
-from .dictionary import dictionary_keywords
+from .dictionary import dictionary_keywords, expand_pieces
 from .direct import direct_keywords
 from .dispatch import dispatch_plan
 from .draft import Draft
@@ -269,6 +269,16 @@ def run_steps(
 
 def finish_record(draft: Draft, started: float) -> dict[str, Any]:
     """The flat record of a draft whose steps have run (callable again after a merge)."""
+    record = finish_pieces(draft, started)
+    record["keywords"] = expand_pieces(record["keywords"])
+    return record
+
+
+def finish_pieces(draft: Draft, started: float) -> dict[str, Any]:
+    """`finish_record`, but for the batch path: in `keywords`, a concept's shared variants
+    that the row keeps whole stay one `dictionary.VariantBlock` (its `kept` keywords), which
+    `columns.keywords_column` turns into Arrow by one `take`; `expand_pieces` gives the plain
+    list. The row's cost then follows the number of matched concepts, not of variants."""
     sats = draft.sats
     record = dict(_DEFAULT_RECORD)
     record.update(draft.columns)
@@ -281,7 +291,7 @@ def finish_record(draft: Draft, started: float) -> dict[str, Any]:
             dict(c.__dict__)
             for c in sorted(draft.corrections.values(), key=lambda c: c.span_start)
         ],
-        keywords=_deduplicate(draft.keywords, sats),
+        keywords=_deduplicated_pieces(draft.keywords, sats, draft.expansions),
         concepts=list(draft.concepts),
         ambiguous_keywords=[dict(a.__dict__) for a in draft.ambiguous],
         satellites_version=sats.version,
@@ -311,7 +321,15 @@ _FOLDED_MAX = 200_000
 
 def _deduplicate(keywords: list[dict], sats: Satellites) -> list[dict]:
     """Each folded text once, from the most telling source (`_PRECEDENCE`), then the higher
-    weight, then the first; in the order the steps added them.
+    weight, then the first; in the order the steps added them."""
+    return expand_pieces(_deduplicated_pieces(keywords, sats))
+
+
+def _deduplicated_pieces(
+    keywords: list[dict], sats: Satellites, expansions: dict[int, tuple[dict, Any]] | None = None
+) -> list[Any]:
+    """`_deduplicate`, with each block the row keeps whole left as the block; the blocks of
+    `expansions` (`Draft.expansions`) stand right after the keyword that brought them.
 
     A concept's shared variants (`dictionary.VariantBlock`) are read as one piece: already
     deduplicated among themselves, with their folded texts, so the work per row follows the
@@ -324,33 +342,39 @@ def _deduplicate(keywords: list[dict], sats: Satellites) -> list[dict]:
     keys: list[str | None] = []  # a dict's folded text; None for a block
     seen: set[str] = set()
     shared: set[str] = set()
+    waiting = expansions or {}
     i, n = 0, len(keywords)
     while i < n:
         k = keywords[i]
         block = starts.get(id(k))
         if block is not None and keywords[i : i + len(block.keywords)] == block.keywords:
+            i += len(block.keywords)  # a block spelled out in the list (`expand_variants`)
+        else:
+            text = k["text"]
+            key = _FOLDED.get(text)
+            if key is None:
+                if len(_FOLDED) >= _FOLDED_MAX:
+                    _FOLDED.clear()
+                key = _FOLDED[text] = fold(text)
+            if key in seen:
+                shared.add(key)
+            seen.add(key)
+            pieces.append(k)
+            keys.append(key)
+            i += 1
+            after = waiting.get(id(k))
+            block = after[1] if after is not None and after[0] is k else None
+        if block is not None:
             if not seen.isdisjoint(block.keys):
                 shared |= seen & block.keys
             seen |= block.keys
             pieces.append(block)
             keys.append(None)
-            i += len(block.keywords)
-            continue
-        text = k["text"]
-        key = _FOLDED.get(text)
-        if key is None:
-            if len(_FOLDED) >= _FOLDED_MAX:
-                _FOLDED.clear()
-            key = _FOLDED[text] = fold(text)
-        if key in seen:
-            shared.add(key)
-        seen.add(key)
-        pieces.append(k)
-        keys.append(key)
-        i += 1
     best: dict[str, dict] = {}  # the winner of each shared text, in the order of the steps
     if shared:
         for piece, key in zip(pieces, keys):
+            if key is None and piece.keys.isdisjoint(shared):
+                continue  # a block none of whose texts another piece has
             for k, folded in zip(piece.keywords, piece.folded) if key is None else [(piece, key)]:
                 if folded not in shared:
                     continue
@@ -360,13 +384,13 @@ def _deduplicate(keywords: list[dict], sats: Satellites) -> list[dict]:
                     < (_PRECEDENCE[held["source"]], -held["weight"])
                 ):
                     best[folded] = k
-    out: list[dict] = []
+    out: list[Any] = []
     for piece, key in zip(pieces, keys):
         if key is not None:
             if key not in shared or best[key] is piece:
                 out.append(piece)
         elif isinstance(piece, VariantBlock) and (not shared or piece.keys.isdisjoint(shared)):
-            out += piece.kept
+            out.append(piece)  # kept whole: stays one piece
         else:
             out += [
                 k

@@ -55,8 +55,13 @@ def deletion_index(sats: Satellites, language: str | None = None) -> dict[str, t
 
 
 def own_tokens(sats: Satellites, language: str) -> frozenset[str]:
-    """Folded words of the dictionary rows of `language` and of `*` rows."""
-    return _language_tokens(sats, language) | _language_tokens(sats, "*")
+    """Folded words of the dictionary rows of `language` and of `*` rows, built once per
+    language: the union holds every word of a large dictionary, so building it for each
+    question would cost more than the rest of the parse."""
+    by_language = sats.cached("own_tokens", lambda s: {})
+    if language not in by_language:
+        by_language[language] = _language_tokens(sats, language) | _language_tokens(sats, "*")
+    return by_language[language]
 
 
 def correct_spelling(draft: Draft) -> None:

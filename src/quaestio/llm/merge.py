@@ -105,6 +105,7 @@ def _concepts(draft: Draft, chosen: list[str]) -> bool:
     if final == draft.concepts:
         return False
     draft.fire("llm:concepts")
+    draft.expand_variants()
     draft.keywords = [
         k
         for k in draft.keywords
