@@ -45,6 +45,7 @@ def _throughput_module():
 def worker(folder: str, n_questions: int) -> None:
     """Prepare the satellites, then time one round per line read on stdin, one JSON line
     out per round, so the parent can interleave the rounds of both sides."""
+    import functools
     import gc
 
     from quaestio import DEFAULT_STEPS, load_satellites, prepare
@@ -62,6 +63,7 @@ def worker(folder: str, n_questions: int) -> None:
     def timed(step):
         name = step.__name__
 
+        @functools.wraps(step)  # still a built-in step to the pipeline (`__wrapped__`)
         def run(draft):
             t = clock()
             step(draft)

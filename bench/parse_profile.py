@@ -18,6 +18,7 @@ directory and removed at the end.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -67,6 +68,7 @@ def worker(n_questions: int) -> None:
     spent = dict.fromkeys(names + ["record"], 0)
 
     def timed(step, name):
+        @functools.wraps(step)  # still a built-in step to the pipeline (`__wrapped__`)
         def run(draft):
             t = time.thread_time_ns()
             step(draft)

@@ -172,3 +172,31 @@ def test_a_drafts_variants_wait_as_the_shared_block_until_a_step_asks(tiny_sats)
     first, second = draft.keywords[0], waiting[0].keywords
     assert draft.keywords[1 : 1 + len(second)] == second and first["span_start"] is not None
     assert len(draft.keywords) == 2 + sum(len(b.keywords) for b in waiting)
+
+
+def test_a_callers_own_step_sees_every_variant_in_draft_keywords(tiny_sats):
+    # `steps=` takes the caller's functions too: those read `draft.keywords` whole, so the
+    # waiting variants are put in before such a step runs (and the row is the same).
+    import functools
+
+    from quaestio.analysis.pipeline import DEFAULT_STEPS, finish_record, run_steps
+
+    question = "What is the premium and the limit?"
+    seen: list[int] = []
+
+    def count_keywords(draft):
+        seen.append(len(draft.keywords))
+
+    @functools.wraps(DEFAULT_STEPS[-1])
+    def timed_last(draft):  # a wrapped built-in step is still a built-in step
+        DEFAULT_STEPS[-1](draft)
+
+    plain, started = run_steps(question, tiny_sats)
+    assert plain.expansions  # the built-in steps leave the variants waiting
+    expected = finish_record(plain, started)["keywords"]
+    plain.expand_variants()
+    draft, started = run_steps(question, tiny_sats, steps=(*DEFAULT_STEPS, count_keywords))
+    assert seen == [len(plain.keywords)] and not draft.expansions
+    assert finish_record(draft, started)["keywords"] == expected
+    wrapped, _ = run_steps(question, tiny_sats, steps=(*DEFAULT_STEPS[:-1], timed_last))
+    assert wrapped.expansions

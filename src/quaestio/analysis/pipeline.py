@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -49,6 +50,7 @@ DEFAULT_STEPS: tuple[Step, ...] = (
     clarify,
     dispatch_plan,
 )
+_BUILT_IN = frozenset(DEFAULT_STEPS)
 
 # When one term comes from several sources, the row keeps it once, from the most telling one.
 _PRECEDENCE = {
@@ -263,6 +265,10 @@ def run_steps(
             f"{WarningCode.W103_TEXT_REPAIRED}: {repaired} lone surrogate(s) replaced by U+FFFD"
         )
     for step in steps:
+        if draft.expansions and inspect.unwrap(step) not in _BUILT_IN:
+            # The built-in steps know that a matched concept's variants wait in
+            # `draft.expansions`; a caller's own step reads `draft.keywords` whole.
+            draft.expand_variants()
         step(draft)
     return draft, started
 
