@@ -303,12 +303,6 @@ def _default_id(text: str) -> str:
     return "q_" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-# Keyword texts repeat from question to question (a concept's best keyword, common words),
-# and folding one costs about a microsecond: a pure function, remembered, within a bound.
-_FOLDED: dict[str, str] = {}
-_FOLDED_MAX = 200_000
-
-
 def _deduplicate(keywords: list[dict], sats: Satellites) -> list[dict]:
     """Each folded text once, from the most telling source (`_PRECEDENCE`), then the higher
     weight, then the first; in the order the steps added them.
@@ -336,17 +330,12 @@ def _deduplicate(keywords: list[dict], sats: Satellites) -> list[dict]:
             keys.append(None)
             i += len(block.keywords)
             continue
-        text = k["text"]
-        key = _FOLDED.get(text)
-        if key is None:
-            if len(_FOLDED) >= _FOLDED_MAX:
-                _FOLDED.clear()
-            key = _FOLDED[text] = fold(text)
-        if key in seen:
-            shared.add(key)
-        seen.add(key)
+        folded = fold(k["text"])
+        if folded in seen:
+            shared.add(folded)
+        seen.add(folded)
         pieces.append(k)
-        keys.append(key)
+        keys.append(folded)
         i += 1
     best: dict[str, dict] = {}  # the winner of each shared text, in the order of the steps
     if shared:
