@@ -10,8 +10,9 @@ its own process so peak RSS is its own:
   streaming tool pays: interpreter, pyarrow, one batch);
 - quaestio: `quaestio batch IN.parquet -o OUT.parquet`, chunk by chunk;
 - iter_parse: the N questions read into one Python list, parsed in-process by
-  `quaestio.iter_parse`, each record batch counted and dropped; the peak RSS so far is
-  printed every `--every` questions, so one run shows whether memory grows with N;
+  `quaestio.iter_parse`, each record batch counted and dropped; the RSS and the peak so
+  far are printed every `--every` questions, so one run shows whether memory grows with N
+  (the peak alone may stay at what reading the input cost while the parse grows under it);
 - parse_questions: the same list in one `parse_questions(..., as_="arrow")` call, the whole
   compact table held at the end (and `pandas`: the same, as a pandas frame).
 Prints rows/s and peak RSS of each; the streaming forms should not grow with N.
@@ -51,7 +52,12 @@ if how == "iter_parse":
         rows += batch.num_rows
         if rows // every != (rows - batch.num_rows) // every:
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"  iter_parse {rows:>9,} questions: peak RSS {peak:,.0f} MB", file=sys.stderr)
+            with open("/proc/self/statm") as statm:  # Linux; the peak alone hides growth
+                now = int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+            print(
+                f"  iter_parse {rows:>9,} questions: RSS {now:,.0f} MB, peak {peak:,.0f} MB",
+                file=sys.stderr,
+            )
 elif how == "parse_questions":
     table = quaestio.parse_questions(questions, as_="arrow")
     rows = table.num_rows
