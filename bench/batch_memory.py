@@ -1,15 +1,18 @@
 """Peak memory of `quaestio batch` streaming a large Parquet file, against a bare copy.
 
     python bench/batch_memory.py [--n 1000000] [--chunk-size 5000] [--only cli,iter_parse,...]
+        [--data ../shared/data] [--every 100000]
 
-Writes N questions (InsuranceQA questions from ../shared/data, cycled with a row number so
-no two are equal, or synthetic ones without the data) to a Parquet file, then runs, each in
+Writes N questions (InsuranceQA questions from `--data`, cycled with a row number so no two
+are equal, or synthetic ones without the data) to a Parquet file, then runs, each in
 its own process so peak RSS is its own:
 - baseline: pyarrow streams the same file batch by batch into a copy (the floor any
   streaming tool pays: interpreter, pyarrow, one batch);
 - quaestio: `quaestio batch IN.parquet -o OUT.parquet`, chunk by chunk;
 - iter_parse: the N questions read into one Python list, parsed in-process by
-  `quaestio.iter_parse`, each record batch counted and dropped;
+  `quaestio.iter_parse`, each record batch counted and dropped; the RSS and the peak so
+  far are printed every `--every` questions, so one run shows whether memory grows with N
+  (the peak alone may stay at what reading the input cost while the parse grows under it);
 - parse_questions: the same list in one `parse_questions(..., as_="arrow")` call, the whole
   compact table held at the end (and `pandas`: the same, as a pandas frame).
 Prints rows/s and peak RSS of each; the streaming forms should not grow with N.
@@ -30,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-INSURANCE = DATA / "insuranceqa" / "insuranceqa_v2_questions.jsonl"
+INSURANCE = Path("insuranceqa") / "insuranceqa_v2_questions.jsonl"
 BASELINE = """
 import sys, pyarrow.parquet as pq
 src = pq.ParquetFile(sys.argv[1])
@@ -39,12 +42,22 @@ with pq.ParquetWriter(sys.argv[2], src.schema_arrow) as out:
         out.write_batch(batch)
 """
 IN_PROCESS = """
-import sys, pyarrow.parquet as pq
+import resource, sys, pyarrow.parquet as pq
 import quaestio
 questions = pq.read_table(sys.argv[1], columns=["question"])["question"].to_pylist()
-how = sys.argv[2]
+how, every = sys.argv[2], int(sys.argv[3])
 if how == "iter_parse":
-    rows = sum(b.num_rows for b in quaestio.iter_parse(questions))
+    rows = 0
+    for batch in quaestio.iter_parse(questions):
+        rows += batch.num_rows
+        if rows // every != (rows - batch.num_rows) // every:
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            with open("/proc/self/statm") as statm:  # Linux; the peak alone hides growth
+                now = int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+            print(
+                f"  iter_parse {rows:>9,} questions: RSS {now:,.0f} MB, peak {peak:,.0f} MB",
+                file=sys.stderr,
+            )
 elif how == "parse_questions":
     table = quaestio.parse_questions(questions, as_="arrow")
     rows = table.num_rows
@@ -55,10 +68,11 @@ assert rows == len(questions), rows
 """
 
 
-def make_input(path: Path, n: int) -> None:
-    if INSURANCE.exists():
-        seeds = [json.loads(line)["question"] for line in INSURANCE.open()]
+def make_input(path: Path, n: int, data: Path) -> None:
+    if (data / INSURANCE).exists():
+        seeds = [json.loads(line)["question"] for line in (data / INSURANCE).open()]
     else:
+        print(f"no {data / INSURANCE}: synthetic questions", file=sys.stderr)
         seeds = [
             "What is the annual premium in Germany?",
             "When does the policy expire?",
@@ -97,11 +111,13 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--chunk-size", type=int, default=5000)
     parser.add_argument("--only", default="cli,iter_parse,parse_questions,pandas")
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared data folder")
+    parser.add_argument("--every", type=int, default=100_000, help="iter_parse progress step")
     args = parser.parse_args()
     quaestio = Path(sys.executable).with_name("quaestio")
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "questions.parquet"
-        make_input(source, args.n)
+        make_input(source, args.n, args.data)
         size = source.stat().st_size / 1e6
         base_s, base_mb = run(
             [
@@ -132,7 +148,9 @@ def main() -> None:
             print(f"cli output rows {rows:,} (must equal the input)")
         for how in ("iter_parse", "parse_questions", "pandas"):
             if how in args.only:
-                runs[how] = run([sys.executable, "-c", IN_PROCESS, str(source), how])
+                runs[how] = run(
+                    [sys.executable, "-c", IN_PROCESS, str(source), how, str(args.every)]
+                )
     print(f"{args.n:,} questions, {size:.1f} MB of Parquet, chunks of {args.chunk_size:,}\n")
     print(f"{'run':<16} {'seconds':>9} {'rows/s':>10} {'peak RSS MB':>12}")
     for name, (seconds, mb) in runs.items():

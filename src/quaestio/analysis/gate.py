@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 import ahocorasick
 
 from ..satellites import facts
+from .memo import TEXT_CHARS, TEXTS
 
 if TYPE_CHECKING:
     import sre_parse  # typeshed has the parser only under its deprecated 3.10 name
@@ -28,10 +29,9 @@ else:
 # checked for a digit instead of looking the sentinel up in the automaton.
 DIGIT = "\x00digit"
 _HAS_DIGIT = re.compile(r"\d")
-# Texts longer than this (passages scanned for confirmation) are not memoised: a question
-# is asked about by a dozen gates, a passage by one.
-_MEMO_CHARS = 2000
-_MEMO_SIZE = 4096  # texts remembered per table before it is emptied and starts again
+# Each memo keeps up to `memo.TEXTS` texts, then is emptied and starts again; a longer text
+# than `memo.TEXT_CHARS` (a passage scanned for confirmation) is not kept: a question is
+# asked about by a dozen gates, a passage by one.
 
 
 class _SharedLiterals:
@@ -98,8 +98,8 @@ class _SharedLiterals:
                 found |= bits
         if digit and _HAS_DIGIT.search(folded):
             found |= digit
-        if len(folded) <= _MEMO_CHARS:
-            if len(memo) >= _MEMO_SIZE:
+        if len(folded) <= TEXT_CHARS:
+            if len(memo) >= TEXTS:
                 memo.clear()
             memo[folded] = found
         return found
@@ -203,8 +203,8 @@ class LiteralGate(Generic[R]):
             chosen += self._free
         chosen.sort()
         found = [self.rules[index] for index in chosen]
-        if len(folded) <= _MEMO_CHARS:
-            if len(self._memo) >= _MEMO_SIZE:
+        if len(folded) <= TEXT_CHARS:
+            if len(self._memo) >= TEXTS:
                 self._memo.clear()
             self._memo[key] = found
         return list(found)

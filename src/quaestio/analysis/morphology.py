@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..satellites import facts
+from .memo import WORDS
 from .text import fold
 
 # Shorter words are function words or codes whose "lemma" only adds noise ("is" -> "be").
@@ -77,7 +78,7 @@ def _checked(table: Any) -> dict[bytes, bytes] | None:
     return table if kinds <= {bytes} else None
 
 
-@lru_cache(maxsize=262144)
+@lru_cache(maxsize=WORDS)
 def lemma(word: str, language: str | None) -> str:
     """The folded lemma of `word` in `language` (ISO 639-1); the folded word when the
     language has no lemma table, the word is short, or holds anything but letters."""

@@ -319,12 +319,6 @@ def _default_id(text: str) -> str:
     return "q_" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-# Keyword texts repeat from question to question (a concept's best keyword, common words),
-# and folding one costs about a microsecond: a pure function, remembered, within a bound.
-_FOLDED: dict[str, str] = {}
-_FOLDED_MAX = 200_000
-
-
 def _deduplicate(keywords: list[dict], sats: Satellites) -> list[dict]:
     """Each folded text once, from the most telling source (`_PRECEDENCE`), then the higher
     weight, then the first; in the order the steps added them."""
@@ -356,17 +350,12 @@ def _deduplicated_pieces(
         if block is not None and keywords[i : i + len(block.keywords)] == block.keywords:
             i += len(block.keywords)  # a block spelled out in the list (`expand_variants`)
         else:
-            text = k["text"]
-            key = _FOLDED.get(text)
-            if key is None:
-                if len(_FOLDED) >= _FOLDED_MAX:
-                    _FOLDED.clear()
-                key = _FOLDED[text] = fold(text)
-            if key in seen:
-                shared.add(key)
-            seen.add(key)
+            text = fold(k["text"])
+            if text in seen:
+                shared.add(text)
+            seen.add(text)
             pieces.append(k)
-            keys.append(key)
+            keys.append(text)
             i += 1
             after = waiting.get(id(k))
             block = after[1] if after is not None and after[0] is k else None

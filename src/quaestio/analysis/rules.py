@@ -19,6 +19,7 @@ from ..satellites.facts import LazyPattern
 from ..satellites.schemas import SPECS, pattern_flags
 from .draft import Draft
 from .gate import LiteralGate
+from .memo import MATCHES, TEXT_CHARS, TEXTS
 
 
 @dataclass(frozen=True)
@@ -72,13 +73,9 @@ class RuleSet:
 
 # Results are remembered for questions (a batch repeats some, and hints and scope read the
 # same page and section rows); long texts are not kept, and a full table starts again.
-_MEMO_CHARS = 2000
-_MEMO_SIZE = 4096  # texts a rule set remembers
-_MATCHES_SIZE = 32768  # (text, rule) pairs remembered: a question runs about fifteen rules
-
-
-def _remember(memo: dict, key, value, size: int = _MEMO_SIZE) -> None:
-    if len(key[0] if isinstance(key, tuple) else key) > _MEMO_CHARS:
+# The bounds are those of `memo`.
+def _remember(memo: dict, key, value, size: int = TEXTS) -> None:
+    if len(key[0] if isinstance(key, tuple) else key) > TEXT_CHARS:
         return
     if len(memo) >= size:
         memo.clear()
@@ -201,7 +198,7 @@ def finditer(
             f"exceeded {draft.sats.defaults.regex_timeout_ms} ms; skipped"
         )
         return []
-    _remember(_MATCHES, key, found, _MATCHES_SIZE)
+    _remember(_MATCHES, key, found, MATCHES)
     return list(found)
 
 

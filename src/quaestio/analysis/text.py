@@ -12,6 +12,8 @@ from functools import lru_cache
 
 import regex
 
+from .memo import WORD_CHARS, WORDS
+
 # Currency signs are tokens of their own so that "€" or "$" can be dictionary keywords.
 TOKEN_RE = regex.compile(r"[\w]+|\p{Sc}")
 _CONTROL_RE = regex.compile(r"[\p{Cc}\p{Cf}\p{Co}\p{Cs}--[\n\t]]+", regex.V1)
@@ -33,25 +35,37 @@ class Token:
         return any(c.isdigit() for c in self.text)
 
 
-@lru_cache(maxsize=262144)
 def fold(text: str) -> str:
     """Matching form of a string: NFKC, accents stripped, casefolded."""
-    if text.isascii():
+    if text.isascii():  # lowering costs what a memo lookup costs: nothing to remember
         return text.lower()
+    return _fold_unicode(text) if len(text) <= WORD_CHARS else _unicode_folded(text)
+
+
+def _unicode_folded(text: str) -> str:
     decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
     stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
     return unicodedata.normalize("NFC", stripped).casefold()
 
 
-@lru_cache(maxsize=262144)
+_fold_unicode = lru_cache(maxsize=WORDS)(_unicode_folded)
+
+
 def strip_accents(text: str) -> str:
     """NFKC with accents removed but case kept: the form case-sensitive codes compare in."""
     if text.isascii():
         return text
+    return _strip_unicode(text) if len(text) <= WORD_CHARS else _unicode_stripped(text)
+
+
+def _unicode_stripped(text: str) -> str:
     decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
     return unicodedata.normalize(
         "NFC", "".join(c for c in decomposed if not unicodedata.combining(c))
     )
+
+
+_strip_unicode = lru_cache(maxsize=WORDS)(_unicode_stripped)
 
 
 def clean(text: str) -> str:
@@ -59,7 +73,7 @@ def clean(text: str) -> str:
     return _CONTROL_RE.sub(" ", unicodedata.normalize("NFKC", text))
 
 
-@lru_cache(maxsize=262144)
+@lru_cache(maxsize=WORDS)
 def fold_word(word: str) -> str:
     """`fold` for one token: the NFKC form of some letters holds a space (U+037A "ͺ",
     U+FDFA "ﷺ", the Arabic presentation forms U+FC5E-FC63 and U+FE70-FE7E), which would
