@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import SatelliteError
+from . import facts
 from .csvfile import read_csv_rows
 from .defaults import Defaults, parse_defaults
 from .lexicon import expand_head_nouns
@@ -122,9 +123,14 @@ def load_satellites(
         >>> sats.concepts.filter(concept="premium").height
         1
     """
+    bundled = resources.files("quaestio.satellites") / "data"
+    kept = None if extra else _kept_file(path, bundled, override)
+    if kept is not None:
+        known = _read_kept(kept)
+        if known is not None:
+            return known
     raw: dict[str, list[pl.DataFrame]] = {name: [] for name in TABLES}
     failures: list[dict] = []
-    bundled = resources.files("quaestio.satellites") / "data"
     folder_tables = _read_folder(Path(path), raw, failures) if path is not None else set()
     for name in TABLES:
         if name not in folder_tables:
@@ -166,7 +172,65 @@ def load_satellites(
     if failures:
         raise SatelliteError(failures)
     clean = {n: t.drop("_source", "_row") for n, t in drop_inert_rows(tables).items()}
+    if kept is not None:
+        _write_kept(kept, clean, origins)
     return Satellites(clean, origins)
+
+
+# Reading, typing and validating the ~30 files of a table set costs a seventh of a second,
+# the largest part of a one-question `quaestio parse` after imports. A set that loaded
+# without a problem is kept for the next process in `$QUAESTIO_CACHE` (the cache of
+# `facts`: same switch, sealed files), as Arrow IPC per table, under a name that hashes every
+# file it read, the loader's own code and the polars version: a changed row, file or rule of
+# validation is a new name, and a set with any problem is never kept (its errors are always
+# reported in full). Rows added through `extra=` are not kept.
+_KEPT_FORMAT = 1
+_LOADER_MODULES = ("__init__", "csvfile", "defaults", "lexicon", "schemas")
+
+
+def _kept_file(path: str | Path | None, bundled, override: bool) -> Path | None:
+    digest = hashlib.sha256(f"{_KEPT_FORMAT}\0{pl.__version__}\0{override}".encode())
+    here = Path(__file__).parent
+    for module in _LOADER_MODULES:
+        digest.update((here / f"{module}.py").read_bytes())
+    folders = [bundled] + ([Path(path)] if path is not None else [])
+    try:
+        for folder in folders:
+            entries = sorted(folder.iterdir(), key=lambda e: e.name) if folder.is_dir() else []
+            digest.update(f"\0folder\0{len(entries)}".encode())
+            for entry in entries:
+                if entry.name.endswith((".csv", ".parquet")):
+                    data = entry.read_bytes()
+                    digest.update(f"\0{entry.name}\0{len(data)}\0".encode() + data)
+    except OSError:
+        return None  # the load itself reports what cannot be read
+    return facts.cache_file(f"satellites-v{_KEPT_FORMAT}-{digest.hexdigest()[:32]}.marshal")
+
+
+def _read_kept(path: Path) -> Satellites | None:
+    """The kept tables, or None unless the file is whole and holds every table."""
+    import io
+
+    kept = facts.read_sealed(path)
+    if not isinstance(kept, dict) or set(kept) != {"tables", "origins"}:
+        return None
+    blobs, origins = kept["tables"], kept["origins"]
+    if not (isinstance(blobs, dict) and isinstance(origins, dict)):
+        return None
+    if set(blobs) != set(TABLES) or set(origins) != set(TABLES):
+        return None
+    try:
+        tables = {name: pl.read_ipc(io.BytesIO(blobs[name])) for name in TABLES}
+    except Exception:  # not Arrow IPC after all: load from the files again
+        return None
+    return Satellites(tables, {name: tuple(origins[name]) for name in TABLES})
+
+
+def _write_kept(path: Path, tables: Mapping[str, pl.DataFrame], origins) -> None:
+    blobs = {name: tables[name].write_ipc(None).getvalue() for name in TABLES}
+    facts.write_sealed(
+        path, {"tables": blobs, "origins": {n: list(o) for n, o in origins.items()}}
+    )
 
 
 _BUNDLED: list[Satellites] = []
