@@ -10,7 +10,8 @@ reported in full, every time. A missing, unreadable or foreign file is ignored (
 recomputed), never trusted; writes are atomic. `QUAESTIO_PATTERN_CACHE=0` turns it off.
 
 Other caches that outlive a process (the spelling word lists, `analysis.wordlist`; the lemma
-tables, `analysis.morphology`) go through the same functions under the same switch:
+tables, `analysis.morphology`; a table set that loaded cleanly, `satellites.load_satellites`)
+go through the same functions under the same switch:
 `cache_file` names the file, and `write_sealed` / `read_sealed` keep a large table as a
 marshal dump behind its sha256.
 """
