@@ -86,3 +86,23 @@ def test_extra_rows_are_not_kept(cache):
 
     load_satellites(extra={"stopwords": pl.DataFrame({"language": ["en"], "word": ["zzyzx"]})})
     assert not list(cache.glob("satellites-*.marshal"))
+
+
+def test_the_cache_keeps_only_the_latest_sets(cache, tmp_path):
+    # Each edit of an analyst's folder is a new set: the folder must not grow with each one.
+    from quaestio.satellites import _KEPT_SETS
+
+    folder = tmp_path / "sats"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "satellites", folder)
+    stopwords = folder / "stopwords.csv"
+    base = stopwords.read_text(encoding="utf-8")
+    for n in range(_KEPT_SETS + 3):
+        stopwords.write_text(base + f"en,zzyzx{n},function\n", encoding="utf-8")
+        load_satellites(folder)
+        newest = max(cache.glob("satellites-*.marshal"), key=lambda p: p.stat().st_mtime_ns)
+    assert len(list(cache.glob("satellites-*.marshal"))) == _KEPT_SETS
+    assert newest.exists()
+    (cache / "notes.txt").write_text("not ours", encoding="utf-8")
+    stopwords.write_text(base, encoding="utf-8")
+    load_satellites(folder)
+    assert (cache / "notes.txt").exists()  # only the loader's own files are pruned

@@ -185,6 +185,7 @@ def load_satellites(
 # validation is a new name, and a set with any problem is never kept (its errors are always
 # reported in full). Rows added through `extra=` are not kept.
 _KEPT_FORMAT = 1
+_KEPT_SETS = 8  # table sets kept in the cache folder, the most recently written
 _LOADER_MODULES = ("__init__", "csvfile", "defaults", "lexicon", "schemas")
 
 
@@ -227,10 +228,22 @@ def _read_kept(path: Path) -> Satellites | None:
 
 
 def _write_kept(path: Path, tables: Mapping[str, pl.DataFrame], origins) -> None:
+    """Keep the set, and only the `_KEPT_SETS` most recently written sets beside it: an
+    analyst's every edit is a new set, and the folder must not grow with each one."""
     blobs = {name: tables[name].write_ipc(None).getvalue() for name in TABLES}
     facts.write_sealed(
         path, {"tables": blobs, "origins": {n: list(o) for n, o in origins.items()}}
     )
+    try:
+        ours = sorted(
+            path.parent.glob("satellites-v*-*.marshal"),
+            key=lambda p: p.stat().st_mtime_ns,
+            reverse=True,
+        )
+        for old in ours[_KEPT_SETS:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass  # another process pruned first; the next write prunes again
 
 
 _BUNDLED: list[Satellites] = []
