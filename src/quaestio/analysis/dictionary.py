@@ -299,7 +299,6 @@ class VariantBlocks:
     # id() of a block's first dict -> block. Safe: the blocks (and so their dicts) live as
     # long as this registry, so no other object can carry these ids meanwhile.
     by_first: dict[int, VariantBlock] = field(default_factory=dict)
-    by_kept_first: dict[int, VariantBlock] = field(default_factory=dict)
 
 
 def expand_pieces(pieces: list[Any]) -> list[dict]:
@@ -337,7 +336,6 @@ def variant_block(
                 keywords, kept, frozenset(winner), folded, frozenset(map(id, kept))
             )
             registry.by_first[id(keywords[0])] = block
-            registry.by_kept_first[id(kept[0])] = block
         registry.by_key[key] = block
     return registry.by_key[key]
 

@@ -43,12 +43,7 @@ def fold(text: str) -> str:
 
 
 def _unicode_folded(text: str) -> str:
-    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return unicodedata.normalize("NFC", stripped).casefold()
-
-
-_fold_unicode = lru_cache(maxsize=WORDS)(_unicode_folded)
+    return _unicode_stripped(text).casefold()
 
 
 def strip_accents(text: str) -> str:
@@ -66,6 +61,7 @@ def _unicode_stripped(text: str) -> str:
 
 
 _strip_unicode = lru_cache(maxsize=WORDS)(_unicode_stripped)
+_fold_unicode = lru_cache(maxsize=WORDS)(_unicode_folded)
 
 
 def clean(text: str) -> str:

@@ -204,8 +204,7 @@ def discover(
     with user_errors():
         sats = _satellites(satellites_dir)
         rejected = rejected_phrases(satellites_dir) if satellites_dir else set()
-        bar = StageBar()
-        try:
+        with StageBar() as bar:
             found = discover_candidates(
                 corpus,
                 sats,
@@ -223,8 +222,6 @@ def discover(
                 language=language,
                 progress=bar,
             )
-        finally:
-            bar.close()
     with user_errors(note=" (-o/--output)"):
         write_candidates(found.candidates, output)
     t = found.timings

@@ -36,3 +36,9 @@ class StageBar:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+
+    def __enter__(self) -> StageBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -127,11 +127,8 @@ def _build(docs: str, output: str, options: dict[str, Any]):
     from ..retrieval import build_index
     from .progress import StageBar
 
-    bar = StageBar()
-    try:
+    with StageBar() as bar:
         return build_index(docs, output, **{**options, "progress": bar})
-    finally:
-        bar.close()
 
 
 def _has_manifest(output: str) -> bool:
@@ -170,11 +167,8 @@ def _update(docs, output, model, no_embeddings, no_parent_child, sentence_window
         )
     from .progress import StageBar
 
-    bar = StageBar()  # one bar: the changed documents read, then their chunks embedded
-    try:
+    with StageBar() as bar:  # one bar: the changed documents read, then their chunks embedded
         return sync_documents(index, docs, encoding=encoding, progress=bar)
-    finally:
-        bar.close()
 
 
 def _to_postgres(docs: str, dsn: str, options: dict):

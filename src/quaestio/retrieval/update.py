@@ -22,7 +22,7 @@ import datetime as dt
 import fcntl
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -356,12 +356,9 @@ def _fit(old: Index, index: Index, progress: Progress | None = None) -> tuple[in
         if todo:
             from .embeddings import get_embedder
 
-            def report(n: int, before: int = embedded) -> None:
-                if progress is not None:
-                    progress("embedding", before + n, total)
-
+            report = None if progress is None else _shifted(progress, embedded, total)
             vectors[todo] = get_embedder(model).encode_passages(
-                [texts[i] for i in todo], encoded=report if progress is not None else None
+                [texts[i] for i in todo], encoded=report
             )
         embedded += len(todo)
         reused += len(texts) - len(todo)
@@ -369,6 +366,11 @@ def _fit(old: Index, index: Index, progress: Progress | None = None) -> tuple[in
         dense.restore(vectors, index.chunks)
         index._base[("dense", g)] = dense
     return embedded, reused
+
+
+def _shifted(progress: Progress, before: int, total: int) -> Callable[[int], None]:
+    """`encoded(n)` of one granularity as `progress("embedding", ...)` over all of them."""
+    return lambda n: progress("embedding", before + n, total)
 
 
 def _reuse(old: Index, index: Index, g: str) -> tuple[list[str], np.ndarray, list[int]]:

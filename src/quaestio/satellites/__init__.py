@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import io
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -210,8 +211,6 @@ def _kept_file(path: str | Path | None, bundled, override: bool) -> Path | None:
 
 def _read_kept(path: Path) -> Satellites | None:
     """The kept tables, or None unless the file is whole and holds every table."""
-    import io
-
     kept = facts.read_sealed(path)
     if not isinstance(kept, dict) or set(kept) != {"tables", "origins"}:
         return None
