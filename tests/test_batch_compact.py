@@ -3,6 +3,7 @@
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pytest
 
 from quaestio import COMPACT_SCHEMA, QUESTION_SCHEMA, iter_parse, parse_question, parse_questions
 from quaestio.analysis.dictionary import dictionary_index, dictionary_keywords, variant_blocks
@@ -200,3 +201,42 @@ def test_a_callers_own_step_sees_every_variant_in_draft_keywords(tiny_sats):
     assert finish_record(draft, started)["keywords"] == expected
     wrapped, _ = run_steps(question, tiny_sats, steps=(*DEFAULT_STEPS[:-1], timed_last))
     assert wrapped.expansions
+
+
+def test_the_compact_table_holds_the_very_values_of_the_plain_rows(tiny_sats):
+    # Narrowed offsets, weights and enum columns as dictionaries: every value decodes back
+    # to what the row model holds, column by column.
+    from quaestio.schema import rows_to_table
+
+    questions = [q for q in QUESTIONS if q is not None] + [
+        "List the exclusions on pages 3-5 of the 2024 policy",
+        "¿Cuál es la prima anual?",
+        "What is the premium and, if so, the limit?",
+    ]
+    compact = parse_questions(questions, tiny_sats, as_="arrow").cast(QUESTION_SCHEMA)
+    plain = rows_to_table(
+        [parse_question(q, tiny_sats, question_id=f"q{i}") for i, q in enumerate(questions)]
+    )
+    drop = ["latency_ms"]
+    assert compact.drop_columns(drop).to_pylist() == plain.drop_columns(drop).to_pylist()
+
+
+def test_a_keyword_takes_a_few_bytes_in_the_compact_table(tiny_sats):
+    questions = [f"{q} (case {i})" for i, q in enumerate(QUESTIONS * 50) if q is not None]
+    keywords = parse_questions(questions, tiny_sats, as_="arrow").column("keywords")
+    items = pa.concat_arrays([chunk.values for chunk in keywords.chunks])
+    # Eight strings as 32-bit (or, for the source, 8-bit) indices, the weight as an index
+    # too, two 32-bit offsets: 41 bytes and the null bitmaps. Plain int64 offsets and
+    # doubles would take 57.
+    assert items.nbytes / len(items) < 45
+    assert keywords.type.value_type.field("weight").type.index_type == pa.int32()
+
+
+def test_default_ids_are_made_as_they_are_read():
+    from quaestio.analysis.batch import NumberedIds
+
+    ids = NumberedIds(3)
+    assert list(ids) == ["q0", "q1", "q2"] and len(ids) == 3
+    assert ids[-1] == "q2" and ids[1:] == ["q1", "q2"]
+    with pytest.raises(IndexError):
+        ids[3]

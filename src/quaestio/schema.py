@@ -98,12 +98,14 @@ COLUMNS: tuple[str, ...] = tuple(
     for n in (FAMILIES[name].model_fields if name in FAMILIES else (name,))
 )
 
-# The strings that repeat from row to row (a concept's variants, sources, rule ids), stored
-# once per batch: the same columns and values, dictionary-encoded. Nested fields only, so a
-# pandas user's scalar columns stay plain strings.
+# The values that repeat from row to row (a concept's variants, sources, weights, rule ids,
+# the enum and version columns), stored once per batch: the same columns and values,
+# dictionary-encoded. A name maps to the struct fields to encode, () to the column's own
+# values (a scalar, or a list's items).
 DICTIONARY_ENCODED: dict[str, tuple[str, ...]] = {
     "keywords": (
         "text",
+        "weight",
         "source",
         "concept",
         "language",
@@ -111,33 +113,95 @@ DICTIONARY_ENCODED: dict[str, tuple[str, ...]] = {
         "semantic_group",
         "rule_id",
     ),
-    "concepts": (),  # () : the list's items themselves
+    "concepts": (),
     "activations": (),
     "rules_fired": (),
     "excluded_concepts": (),
+    **dict.fromkeys(
+        (
+            "language",
+            "answer_shape",
+            "answer_type",
+            "layout_hint",
+            "detect_context",
+            "answer_context",
+            "decomposition_pattern",
+            "chunk_strategy",
+            "suggested_model",
+            "parser_mode",
+            "llm_model",
+            "llm_status",
+            "satellites_version",
+            "quaestio_version",
+            "error_code",
+        ),
+        (),
+    ),
 }
+
+# Offsets into the question, bounded by `max_question_chars` (at most 10**8): 32 bits hold
+# them, and they are a third of a keyword's bytes at 64.
+NARROWED: dict[str, tuple[str, ...]] = {
+    "keywords": ("span_start", "span_end"),
+    "ambiguous_keywords": ("span_start", "span_end"),
+    "spelling_corrections": ("span_start", "span_end"),
+}
+
+
+def _item(annotation: Any) -> Any:
+    """`X` for `X`, `X | None` and `list[X]`."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return _item(args[0]) if args else annotation
+
+
+def _annotations() -> dict[tuple[str, str], Any]:
+    """(column, struct field or "") -> the annotation it was derived from."""
+    found: dict[tuple[str, str], Any] = {}
+    for name, info in ParsedQuestion.model_fields.items():
+        fields = FAMILIES[name].model_fields if name in FAMILIES else {name: info}
+        for column, f in fields.items():
+            found[column, ""] = _item(f.annotation)
+            item = found[column, ""]
+            if isinstance(item, type) and issubclass(item, BaseModel):
+                found.update(((column, n), g.annotation) for n, g in item.model_fields.items())
+    return found
 
 
 @cache
 def compact_schema() -> pa.Schema:
     """What `parse_questions(as_="arrow")` and `iter_parse` return (also `COMPACT_SCHEMA`):
-    `QUESTION_SCHEMA`'s columns with the `DICTIONARY_ENCODED` fields as
-    dictionary<int32, string>. Values are the same: `table.cast(QUESTION_SCHEMA)` (or
-    `frame_to_table`) decodes it; `to_pylist` reads strings."""
+    `QUESTION_SCHEMA`'s columns with the `DICTIONARY_ENCODED` fields dictionary-encoded
+    (8-bit indices for an enum's closed set, 32-bit otherwise) and the `NARROWED` offsets
+    in 32 bits. Values are the same: `table.cast(QUESTION_SCHEMA)` (or `frame_to_table`)
+    decodes it; `to_pylist` reads the same values."""
     import pyarrow as pa
 
-    dictionary = pa.dictionary(pa.int32(), pa.string())
+    annotations = _annotations()
+
+    def encoded(column: str, field: pa.Field, sub: str = "") -> pa.Field:
+        closed = annotations[column, sub]
+        closed = isinstance(closed, type) and issubclass(closed, Enum)
+        return field.with_type(pa.dictionary(pa.int8() if closed else pa.int32(), field.type))
 
     def compact(field: pa.Field) -> pa.Field:
-        names = DICTIONARY_ENCODED.get(field.name)
-        if names is None:
+        names = DICTIONARY_ENCODED.get(field.name, ())
+        narrowed = NARROWED.get(field.name, ())
+        if field.name in DICTIONARY_ENCODED and not names:
+            if pa.types.is_list(field.type):
+                item = encoded(field.name, field.type.value_field)
+                return field.with_type(pa.list_(item.type))
+            return encoded(field.name, field)
+        if not names and not narrowed:
             return field
-        item = field.type.value_type
-        if not names:
-            return field.with_type(pa.list_(dictionary))
-        return field.with_type(
-            pa.list_(pa.struct([f.with_type(dictionary) if f.name in names else f for f in item]))
-        )
+        item = [
+            encoded(field.name, f, f.name)
+            if f.name in names
+            else f.with_type(pa.int32())
+            if f.name in narrowed
+            else f
+            for f in field.type.value_type
+        ]
+        return field.with_type(pa.list_(pa.struct(item)))
 
     return pa.schema([compact(f) for f in question_schema()])
 

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import islice
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import pyarrow as pa
 
@@ -218,7 +218,7 @@ def _one_batch(table: pa.Table) -> pa.RecordBatch:
 def _with_llm(
     llm: Any,
     texts: list[Any],
-    ids: list[str],
+    ids: Sequence[str],
     sats: Satellites,
     column: str,
     errors: Errors,
@@ -270,7 +270,7 @@ def _to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Table:
                     )
                 )
             )
-    return pa.Table.from_pylist(kept, schema=COMPACT_SCHEMA)
+    return records_to_table(kept, sats)
 
 
 @contextmanager
@@ -295,7 +295,7 @@ def _checked(text: Any, n: int, column: str, sats: Satellites) -> Any:
 
 def _unpack(
     questions: Any, column: str, id_column: str | None
-) -> tuple[list[Any], list[str], str]:
+) -> tuple[list[Any], Sequence[str], str]:
     pl = sys.modules.get("polars")
     pd = sys.modules.get("pandas")
     if pl is not None and isinstance(questions, (pl.DataFrame, pl.Series)):
@@ -314,7 +314,7 @@ def _unpack(
             "for one question use parse_question()"
         )
     texts = list(questions)
-    return texts, [f"q{i}" for i in range(len(texts))], "pandas"
+    return texts, NumberedIds(len(texts)), "pandas"
 
 
 def _column(columns: list[str], frame: Any, name: str):
@@ -325,9 +325,30 @@ def _column(columns: list[str], frame: Any, name: str):
     return frame[name]
 
 
-def _ids(frame, columns, id_column, n, to_list) -> list[str]:
+class NumberedIds(Sequence[str]):
+    """The default ids `q0`, `q1`, ... made as they are read: a list of a million of them
+    would cost ~65 MB for as long as the batch runs."""
+
+    def __init__(self, n: int):
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [f"q{n}" for n in range(self._n)[i]]
+        n = range(self._n)[i]  # raises IndexError as a list would
+        return f"q{n}"
+
+
+def _ids(frame, columns, id_column, n, to_list) -> Sequence[str]:
     if id_column is None:
-        return [f"q{i}" for i in range(n)]
+        return NumberedIds(n)
     return [without_surrogates(str(v))[0] for v in to_list(_column(columns, frame, id_column))]
 
 

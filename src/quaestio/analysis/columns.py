@@ -13,15 +13,24 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..satellites import Satellites
 from ..schema import COMPACT_SCHEMA
+from ..types import Keyword
 from .dictionary import VariantBlock, expand_pieces
 
 _KEYWORDS = COMPACT_SCHEMA.field("keywords").type
 _KEYWORD = _KEYWORDS.value_type
 _AT = COMPACT_SCHEMA.get_field_index("keywords")
 _OTHERS = pa.schema([f for f in COMPACT_SCHEMA if f.name != "keywords"])
+# A keyword's dict leaves out the fields at their model default (`is_regex`): Arrow would
+# read them as null where `parse_question` gives the default.
+_DEFAULTS = {
+    name: field.default
+    for name, field in Keyword.model_fields.items()
+    if not field.is_required() and field.default is not None
+}
 
 
 def records_to_table(records: list[dict[str, Any]], sats: Satellites) -> pa.Table:
@@ -38,7 +47,8 @@ def keywords_column(records: list[dict[str, Any]], sats: Satellites) -> pa.Array
     each standing for its `kept` keywords."""
     given = [r.get("keywords") for r in records]
     if any(k is None for k in given):  # not a parser row: the plain conversion
-        return pa.array([None if k is None else expand_pieces(k) for k in given], type=_KEYWORDS)
+        plain = [None if k is None else expand_pieces(k) for k in given]
+        return _with_defaults(pa.array(plain, type=_KEYWORDS))
     lists: list[list[Any]] = given  # type: ignore[assignment]  # no None left
     # Comprehensions over the batch's pieces rather than one loop with a branch per piece:
     # this is the only Python work per piece left.
@@ -67,7 +77,22 @@ def keywords_column(records: list[dict[str, Any]], sats: Satellites) -> pa.Array
     row_pieces = np.cumsum([len(row) for row in lists], dtype=np.int64)
     offsets = np.zeros(len(lists) + 1, dtype=np.int32)
     offsets[1:] = np.concatenate([[0], ends])[row_pieces]
-    return pa.ListArray.from_arrays(pa.array(offsets), values.take(take), type=_KEYWORDS)
+    return _with_defaults(
+        pa.ListArray.from_arrays(pa.array(offsets), values.take(take), type=_KEYWORDS)
+    )
+
+
+def _with_defaults(column: pa.ListArray) -> pa.ListArray:
+    """The column with its keywords' missing fields at their model defaults."""
+    items = column.values
+    if isinstance(items, pa.ChunkedArray) or not len(items):
+        return column
+    fields = [items.field(i) for i in range(items.type.num_fields)]
+    for name, default in _DEFAULTS.items():
+        at = items.type.get_field_index(name)
+        fields[at] = pc.fill_null(fields[at], default)
+    items = pa.StructArray.from_arrays(fields, fields=list(items.type), mask=items.is_null())
+    return pa.ListArray.from_arrays(column.offsets, items, type=column.type, mask=column.is_null())
 
 
 def _block_array(block: VariantBlock) -> pa.Array:
