@@ -167,7 +167,12 @@ def iter_parse(
             table = _with_llm(
                 llm, texts, ids, sats, question_column, errors, False, {**options, "steps": steps}
             )
-        yield _one_batch(table)
+        batch = _one_batch(table)
+        # mimalloc, Arrow's default pool, keeps what it freed for later: a caller's Parquet
+        # read (~165 MB for a million questions) and each batch's scratch. Handing it back
+        # keeps a long run's peak to what it holds.
+        pa.default_memory_pool().release_unused()
+        yield batch
 
 
 def _pairs(questions: Any, column: str, id_column: str | None) -> tuple[Iterable, int | None]:
