@@ -234,9 +234,23 @@ if NUMBA:
                 return 1
             if r >= cutoff - eps:
                 close = True
+        # Full windows: LCS(needle, text[j : j + p]) <= min(fw[j + p], bw[j]). The window
+        # with the best bound first (a match usually stops there), then the others the bound
+        # leaves; like rapidfuzz, none whose last character is not in the needle (the one
+        # before it, or a prefix, scores at least as much).
+        best, first = -1, 0
         for j in range(tn - p):
-            if 100.0 * min(fw[j + p], bw[j]) / p < cutoff - eps:
-                continue  # LCS(needle, text[j : j + p]) is at most that
+            bound = min(fw[j + p], bw[j])
+            if bound > best:
+                best, first = bound, j
+        for n_tried in range(tn - p + 1):
+            j = first if n_tried == 0 else n_tried - 1
+            if n_tried and j == first:
+                continue
+            if j >= tn - p or 100.0 * min(fw[j + p], bw[j]) / p < cutoff - eps:
+                continue
+            if n_tried and pf[text[t0 + j + p - 1]] == 0:
+                continue
             v = _FULL
             for k in range(p):
                 v = _step(v, pf[text[t0 + j + k]])
