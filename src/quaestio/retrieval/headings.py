@@ -16,7 +16,10 @@ A string with G gram occurrences that must share T of them with the other string
 one of *any* G - T + 1 of its occurrences. So each heading is listed under the rarest
 G - T + 1 of its grams (it is the shorter string: the hint is at least as long), and a
 hint looks up the headings at least as long as itself under its own rarest G - T + 1 grams
-(it is the shorter string). Only those candidates are scored with rapidfuzz itself.
+(it is the shorter string). With numba, a windowed LCS bound (`_lcs`) replaces the grams and
+its survivors are decided by an exact kernel over rapidfuzz's own windows (`_lcs.decide`);
+rapidfuzz itself scores only what the kernel leaves (needles over 64 characters, empty
+strings, a score within rounding of the cutoff).
 """
 
 from __future__ import annotations
@@ -119,7 +122,8 @@ class HeadingIndex:
         from . import _lcs
 
         rows = self.window_bound(hint)
-        if not _lcs.NUMBA or not hint or not len(self.chars) or not len(rows):
+        # (Also with no rows: numba loads the kernel on first call, best when the index opens.)
+        if not _lcs.NUMBA or not hint or not len(self.chars):
             return rows.tolist(), np.zeros(0, dtype=np.int64)
         ids = self._hint_ids(hint)
         forward, backward = _lcs.pattern_masks(ids, len(self.chars))
