@@ -301,3 +301,30 @@ def test_the_lcs_bound_keeps_every_heading_rapidfuzz_accepts(headings, data):
         assert wanted <= set(index.window_bound(hint).tolist()), (hint, cutoff)
         assert wanted <= set(index.candidates(hint).tolist()), (hint, cutoff)
         assert index.matching(hint).tolist() == scan(hint, headings, cutoff).tolist()
+
+
+@pytest.mark.skipif(not __import__("quaestio.retrieval._lcs").retrieval._lcs.NUMBA, reason="numba")
+@settings(max_examples=400, deadline=None)
+@given(st.lists(LONG | text, min_size=1, max_size=25), st.data())
+def test_the_exact_kernel_decides_as_rapidfuzz(headings, data):
+    """`_lcs.decide` says match / no match for a heading only where rapidfuzz agrees, on every
+    heading the window bound keeps (equal lengths, needles over 64 characters, Unicode,
+    empty strings); what it leaves to rapidfuzz (2) is rare."""
+    headings = list(dict.fromkeys(h.lower() for h in headings))
+    cutoff = data.draw(st.sampled_from([40, 60, 75, 85, 90, 95, 100]))
+    index = HeadingIndex(headings, cutoff)
+    hints = [data.draw(near_hints(headings)) for _ in range(4)] + [data.draw(LONG), ""]
+    hints.append(data.draw(st.sampled_from(headings)))  # equal lengths
+    for hint in hints:
+        hint = hint.lower()
+        deferred, matched = index._decided(hint)
+        truth = {
+            r
+            for r in range(len(headings))
+            if fuzz.partial_ratio(hint, index.headings[r], score_cutoff=cutoff) >= cutoff
+        }
+        assert set(matched.tolist()) <= truth, (hint, cutoff)
+        assert truth - set(matched.tolist()) <= set(deferred), (hint, cutoff)
+        lengths = index.lengths[deferred]
+        close = (lengths > 0) & (np.minimum(lengths, len(hint)) <= 64) if hint else lengths < 0
+        assert close.sum() <= max(2, len(index.window_bound(hint)) // 2)

@@ -196,3 +196,105 @@ if NUMBA:
                         back = _reads_to(backward, codes, start + m - 1, m - j, -1, n, need, r)
                     keep[i] = back <= m - j
         return rows[keep]
+
+
+if NUMBA:
+
+    @njit(cache=True, nogil=True)
+    def _best_window(pf, pb, p, text, t0, tn, cutoff, eps, fw, bw):
+        """Whether some window rapidfuzz's partial_ratio aligns the needle (length p <= 64,
+        masks pf / pb forwards and reversed, by text character id) with, in
+        text[t0 : t0 + tn] (tn >= p), reaches `cutoff`: 1 yes, 0 no, 2 too close to call
+        in floats (a window wholly matched scores exactly 100). The windows are those of
+        rapidfuzz (fuzz_py._partial_ratio_impl): prefixes shorter than p, every window of
+        length p, suffixes shorter than p; the ones it skips (an end character not in the
+        needle) never hold its maximum."""
+        low = _low(p)
+        close = False
+        v = _FULL
+        fw[0] = 0
+        for i in range(tn):
+            v = _step(v, pf[text[t0 + i]])
+            fw[i + 1] = p - _ones(v & low)
+        for i in range(1, p):
+            r = 200.0 * fw[i] / (p + i)
+            if r > cutoff + eps or (r == 100.0 and cutoff <= 100.0):
+                return 1
+            if r >= cutoff - eps:
+                close = True
+        v = _FULL
+        bw[tn] = 0
+        for i in range(tn):
+            j = tn - 1 - i
+            v = _step(v, pb[text[t0 + j]])
+            bw[j] = p - _ones(v & low)
+        for j in range(tn - p, tn):
+            r = 200.0 * bw[j] / (p + tn - j)
+            if r > cutoff + eps or (r == 100.0 and cutoff <= 100.0):
+                return 1
+            if r >= cutoff - eps:
+                close = True
+        # Full windows: LCS(needle, text[j : j + p]) <= min(fw[j + p], bw[j]). The window
+        # with the best bound first (a match usually stops there), then the others the bound
+        # leaves; like rapidfuzz, none whose last character is not in the needle (the one
+        # before it, or a prefix, scores at least as much).
+        best, first = -1, 0
+        for j in range(tn - p):
+            bound = min(fw[j + p], bw[j])
+            if bound > best:
+                best, first = bound, j
+        for n_tried in range(tn - p + 1):
+            j = first if n_tried == 0 else n_tried - 1
+            if n_tried and j == first:
+                continue
+            if j >= tn - p or 100.0 * min(fw[j + p], bw[j]) / p < cutoff - eps:
+                continue
+            if n_tried and pf[text[t0 + j + p - 1]] == 0:
+                continue
+            v = _FULL
+            for k in range(p):
+                v = _step(v, pf[text[t0 + j + k]])
+            r = 100.0 * (p - _ones(v & low)) / p
+            if r > cutoff + eps or (r == 100.0 and cutoff <= 100.0):
+                return 1
+            if r >= cutoff - eps:
+                close = True
+        return 2 if close else 0
+
+    @njit(cache=True, nogil=True)
+    def decide(n, hint_ids, f1, b1, codes, starts, lengths, rows, cutoff, n_chars):
+        """Per row (heading id): 1 when partial_ratio(hint, heading) >= cutoff, 0 when not,
+        2 when rapidfuzz itself must say (a needle over 64 characters, an empty string, or
+        a score within rounding of the cutoff). hint_ids: the hint's character ids, n_chars
+        for a character no heading has; f1 / b1: the hint's one-word masks (n <= 64)."""
+        eps = 1e-7
+        top = 1
+        for i in range(rows.shape[0]):
+            top = max(top, lengths[rows[i]])
+        fw = np.empty(max(top, n) + 1, dtype=np.int64)
+        bw = np.empty(max(top, n) + 1, dtype=np.int64)
+        pf = np.zeros(n_chars + 1, dtype=np.uint64)
+        pb = np.zeros(n_chars + 1, dtype=np.uint64)
+        out = np.zeros(rows.shape[0], dtype=np.int8)
+        for i in range(rows.shape[0]):
+            h = rows[i]
+            m, start = lengths[h], starts[h]
+            if n == 0 or m == 0 or min(n, m) > 64:
+                out[i] = 2
+                continue
+            verdict = 0
+            if m >= n:  # the hint is the needle, windows of the heading
+                verdict = _best_window(f1, b1, n, codes, start, m, cutoff, eps, fw, bw)
+            if m <= n and verdict != 1:  # the heading is the needle, windows of the hint
+                for t in range(m):
+                    c = codes[start + t]
+                    pf[c] |= np.uint64(1) << np.uint64(t)
+                    pb[c] |= np.uint64(1) << np.uint64(m - 1 - t)
+                other = _best_window(pf, pb, m, hint_ids, 0, n, cutoff, eps, fw, bw)
+                for t in range(m):
+                    c = codes[start + t]
+                    pf[c] = 0
+                    pb[c] = 0
+                verdict = 1 if other == 1 else max(verdict, other)
+            out[i] = verdict
+        return out

@@ -16,7 +16,10 @@ A string with G gram occurrences that must share T of them with the other string
 one of *any* G - T + 1 of its occurrences. So each heading is listed under the rarest
 G - T + 1 of its grams (it is the shorter string: the hint is at least as long), and a
 hint looks up the headings at least as long as itself under its own rarest G - T + 1 grams
-(it is the shorter string). Only those candidates are scored with rapidfuzz itself.
+(it is the shorter string). With numba, a windowed LCS bound (`_lcs`) replaces the grams and
+its survivors are decided by an exact kernel over rapidfuzz's own windows (`_lcs.decide`);
+rapidfuzz itself scores only what the kernel leaves (needles over 64 characters, empty
+strings, a score within rounding of the cutoff).
 """
 
 from __future__ import annotations
@@ -100,10 +103,11 @@ class HeadingIndex:
         if found is None:
             from rapidfuzz import fuzz
 
-            rows = self.window_bound(hint).tolist()
+            rows, verdict = self._decided(hint)
             score, cutoff, headings = fuzz.partial_ratio, self.cutoff, self.headings
             # With score_cutoff rapidfuzz may stop early; below it, it returns 0.
             hit = [r for r in rows if score(hint, headings[r], score_cutoff=cutoff) >= cutoff]
+            hit = np.concatenate([verdict, np.asarray(hit, dtype=np.int64)])
             found = np.sort(self.position[np.asarray(hit, dtype=np.int64)])
             self._cache[hint] = found
             if len(self._cache) > CACHE_SIZE:
@@ -112,6 +116,38 @@ class HeadingIndex:
             self._cache.move_to_end(hint)
         return found
 
+    def _decided(self, hint: str) -> tuple[list[int], np.ndarray]:
+        """The rows rapidfuzz must still score, and those the exact kernel (`_lcs.decide`)
+        found matching among the window bound's survivors."""
+        from . import _lcs
+
+        rows = self.window_bound(hint)
+        # (Also with no rows: numba loads the kernel on first call, best when the index opens.)
+        if not _lcs.NUMBA or not hint or not len(self.chars):
+            return rows.tolist(), np.zeros(0, dtype=np.int64)
+        ids = self._hint_ids(hint)
+        forward, backward = _lcs.pattern_masks(ids, len(self.chars))
+        ids = np.where(ids < 0, len(self.chars), ids)
+        verdict = _lcs.decide(
+            len(hint),
+            ids,
+            np.ascontiguousarray(forward[:, 0]),
+            np.ascontiguousarray(backward[:, 0]),
+            self.codes,
+            self.starts,
+            self.lengths,
+            rows,
+            float(self.cutoff),
+            len(self.chars),
+        )
+        return rows[verdict == 2].tolist(), rows[verdict == 1]
+
+    def _hint_ids(self, hint: str) -> np.ndarray:
+        """The hint's characters as ids into `chars` (-1: a character no heading has)."""
+        codes = np.frombuffer(hint.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        at = np.minimum(np.searchsorted(self.chars, codes), len(self.chars) - 1)
+        return np.where(self.chars[at] == codes, at, -1)
+
     def window_bound(self, hint: str) -> np.ndarray:
         """Heading ids the LCS bounds (`_lcs`) leave: a superset of the matches, smaller than
         `candidates` (which it replaces when numba is there)."""
@@ -119,10 +155,7 @@ class HeadingIndex:
 
         if not _lcs.NUMBA or not hint or not len(self.chars):
             return self.candidates(hint)
-        codes = np.frombuffer(hint.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        at = np.minimum(np.searchsorted(self.chars, codes), len(self.chars) - 1)
-        ids = np.where(self.chars[at] == codes, at, -1)
-        forward, backward = _lcs.pattern_masks(ids, len(self.chars))
+        forward, backward = _lcs.pattern_masks(self._hint_ids(hint), len(self.chars))
         t = self.trie
         first_word = np.ascontiguousarray((backward if t.backwards else forward)[:, 0])
         rows = _lcs.whole_lcs_may_reach(
