@@ -106,9 +106,9 @@ class HeadingIndex:
             rows, verdict = self._decided(hint)
             score, cutoff, headings = fuzz.partial_ratio, self.cutoff, self.headings
             # With score_cutoff rapidfuzz may stop early; below it, it returns 0.
-            hit = [r for r in rows if score(hint, headings[r], score_cutoff=cutoff) >= cutoff]
-            hit = np.concatenate([verdict, np.asarray(hit, dtype=np.int64)])
-            found = np.sort(self.position[np.asarray(hit, dtype=np.int64)])
+            scored = [r for r in rows if score(hint, headings[r], score_cutoff=cutoff) >= cutoff]
+            hit = np.concatenate([verdict, np.asarray(scored, dtype=np.int64)])
+            found = np.sort(self.position[hit])
             self._cache[hint] = found
             if len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
