@@ -223,3 +223,26 @@ def test_provenance(tiny_sats):
     assert row.provenance.satellites_version == tiny_sats.version
     assert row.provenance.parser_mode == "rules" and row.provenance.error_code is None
     assert row.provenance.latency_ms > 0
+
+
+@pytest.mark.parametrize("question", ["¿?", "?!", "…", "ͺ", "What is ͺ?"])
+def test_a_keyword_that_folds_to_nothing_costs_no_question(question):
+    # "ͺ" folds to the empty string: its key is only the padding, which a question without
+    # tokens also is. Such a row must neither crash a question nor match where it is absent.
+    import polars as pl
+
+    from quaestio.satellites import load_satellites
+
+    sats = load_satellites(
+        extra={
+            "concepts": pl.DataFrame(
+                {"concept": ["oddity"], "definition": ["odd"], "answer_type": ["text"]}
+            ),
+            "concept_keywords": pl.DataFrame(
+                {"concept": ["oddity"], "language": ["en"], "keyword": ["ͺ"], "weight": [0.9]}
+            ),
+        }
+    )
+    row = parse_question(question, sats)
+    assert row.provenance.error_code is None
+    assert ("oddity" in row.concepts) == ("ͺ" in question)

@@ -118,7 +118,9 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
     cased = _cased_rows(draft.sats, index)
     spans: dict[tuple[int, int], list[int]] = {}
     for end, (length, ntok, ids) in index.automaton.iter(text):
-        first = start_of[end - length + 2]
+        first = start_of.get(end - length + 2)
+        if first is None:  # a key of empty folds ("ͺ") met the padding of a tokenless text
+            continue
         last = first + ntok - 1
         if cased.isdisjoint(ids):  # most keys: nothing to check
             ok = list(ids)
