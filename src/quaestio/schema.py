@@ -163,7 +163,9 @@ def _annotations() -> dict[tuple[str, str], Any]:
             found[column, ""] = _item(f.annotation)
             item = found[column, ""]
             if isinstance(item, type) and issubclass(item, BaseModel):
-                found.update(((column, n), g.annotation) for n, g in item.model_fields.items())
+                found.update(
+                    ((column, n), _item(g.annotation)) for n, g in item.model_fields.items()
+                )
     return found
 
 
@@ -179,9 +181,14 @@ def compact_schema() -> pa.Schema:
     annotations = _annotations()
 
     def encoded(column: str, field: pa.Field, sub: str = "") -> pa.Field:
-        closed = annotations[column, sub]
-        closed = isinstance(closed, type) and issubclass(closed, Enum)
+        annotation = annotations[column, sub]
+        closed = isinstance(annotation, type) and issubclass(annotation, Enum)
         return field.with_type(pa.dictionary(pa.int8() if closed else pa.int32(), field.type))
+
+    def nested(column: str, field: pa.Field, names: tuple[str, ...], narrowed: tuple[str, ...]):
+        if field.name in names:
+            return encoded(column, field, field.name)
+        return field.with_type(pa.int32()) if field.name in narrowed else field
 
     def compact(field: pa.Field) -> pa.Field:
         names = DICTIONARY_ENCODED.get(field.name, ())
@@ -193,14 +200,7 @@ def compact_schema() -> pa.Schema:
             return encoded(field.name, field)
         if not names and not narrowed:
             return field
-        item = [
-            encoded(field.name, f, f.name)
-            if f.name in names
-            else f.with_type(pa.int32())
-            if f.name in narrowed
-            else f
-            for f in field.type.value_type
-        ]
+        item = [nested(field.name, f, names, narrowed) for f in field.type.value_type]
         return field.with_type(pa.list_(pa.struct(item)))
 
     return pa.schema([compact(f) for f in question_schema()])
