@@ -477,7 +477,10 @@ def hint_shares(data: Path) -> None:
 
     from quaestio import parse_questions
 
-    lines = lambda path: [json.loads(line) for line in open(path)]  # noqa: E731
+    def lines(path: Path) -> list[dict]:
+        with open(path) as fh:
+            return [json.loads(line) for line in fh]
+
     sets = {
         "insuranceqa": [
             r["question"] for r in lines(data / "insuranceqa" / "insuranceqa_v2_questions.jsonl")

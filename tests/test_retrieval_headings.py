@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
+from quaestio.retrieval import _lcs
 from quaestio.retrieval.filters import (
     ChunkFacts,
     _doc_scope,
@@ -303,7 +304,7 @@ def test_the_lcs_bound_keeps_every_heading_rapidfuzz_accepts(headings, data):
         assert index.matching(hint).tolist() == scan(hint, headings, cutoff).tolist()
 
 
-@pytest.mark.skipif(not __import__("quaestio.retrieval._lcs").retrieval._lcs.NUMBA, reason="numba")
+@pytest.mark.skipif(not _lcs.NUMBA, reason="numba")
 @settings(max_examples=400, deadline=None)
 @given(st.lists(LONG | text, min_size=1, max_size=25), st.data())
 def test_the_exact_kernel_decides_as_rapidfuzz(headings, data):

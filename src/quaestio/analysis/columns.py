@@ -85,7 +85,7 @@ def keywords_column(records: list[dict[str, Any]], sats: Satellites) -> pa.Array
 def _with_defaults(column: pa.ListArray) -> pa.ListArray:
     """The column with its keywords' missing fields at their model defaults."""
     items = column.values
-    if isinstance(items, pa.ChunkedArray) or not len(items):
+    if not len(items):
         return column
     fields = [items.field(i) for i in range(items.type.num_fields)]
     for name, default in _DEFAULTS.items():

@@ -121,16 +121,15 @@ class HeadingIndex:
         found matching among the window bound's survivors."""
         from . import _lcs
 
-        rows = self.window_bound(hint)
-        # (Also with no rows: numba loads the kernel on first call, best when the index opens.)
         if not _lcs.NUMBA or not hint or not len(self.chars):
-            return rows.tolist(), np.zeros(0, dtype=np.int64)
+            return self.candidates(hint).tolist(), np.zeros(0, dtype=np.int64)
         ids = self._hint_ids(hint)
         forward, backward = _lcs.pattern_masks(ids, len(self.chars))
-        ids = np.where(ids < 0, len(self.chars), ids)
+        # (Also with no rows: numba loads the kernel on first call, best when the index opens.)
+        rows = self._bounded(hint, forward, backward)
         verdict = _lcs.decide(
             len(hint),
-            ids,
+            np.where(ids < 0, len(self.chars), ids),
             np.ascontiguousarray(forward[:, 0]),
             np.ascontiguousarray(backward[:, 0]),
             self.codes,
@@ -156,6 +155,13 @@ class HeadingIndex:
         if not _lcs.NUMBA or not hint or not len(self.chars):
             return self.candidates(hint)
         forward, backward = _lcs.pattern_masks(self._hint_ids(hint), len(self.chars))
+        return self._bounded(hint, forward, backward)
+
+    def _bounded(self, hint: str, forward: np.ndarray, backward: np.ndarray) -> np.ndarray:
+        """`window_bound` from the hint's masks (`_lcs.pattern_masks`), made once by a caller
+        that needs them again."""
+        from . import _lcs
+
         t = self.trie
         first_word = np.ascontiguousarray((backward if t.backwards else forward)[:, 0])
         rows = _lcs.whole_lcs_may_reach(
