@@ -33,6 +33,7 @@ def load_with(key: str, value: str):
         ("max_page_number", "-2"),
         ("pages_hint_limit", "0"),
         ("toc_match_cutoff", "101"),
+        ("language_word_ratio", "0.5"),
         ("fuzzy_min_length", "2.5"),
         ("llm_max_rewrite_terms", "-1"),
         ("chunk_strategy", "random"),

@@ -1,12 +1,21 @@
 """Offline language detection from the `stopwords` rows: the language whose function words
-the question uses most. Short questions with no evidence get the project default."""
+the question uses most. Short questions with no evidence get the project default.
+
+Function words are shared across languages ("car" and "on" are French function words and
+English nouns, "me" is English and Spanish), so a close vote is settled by the question's
+content words: each votes for the contender whose general word list (the spelling lists)
+uses it `language_word_ratio` times more often. Only a contested question loads a second
+language's word list; "Is Non Owner Car Insurance Cheaper?" is English by its nouns.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 
 from ..satellites import Satellites
 from .draft import Draft
+from .wordlist import language_vocabulary
 
 # Letters that only some languages use break ties between close scores.
 _LETTER_HINTS = {
@@ -65,7 +74,48 @@ def detect_language(draft: Draft) -> None:
         draft.language = defaults.default_language
         return
     best = max(scores.values())
+    contenders = sorted(lang for lang, s in scores.items() if s >= best - 1)
+    if len(contenders) > 1:
+        _content_vote(draft, index, contenders, scores, defaults.language_word_ratio)
+        best = max(scores.values())
     winners = sorted(lang for lang, s in scores.items() if s == best)
     draft.language = (
         defaults.default_language if defaults.default_language in winners else winners[0]
     )
+
+
+def _content_vote(
+    draft: Draft,
+    index: dict[str, frozenset[str]],
+    contenders: list[str],
+    scores: defaultdict[str, float],
+    ratio: float,
+) -> None:
+    """Add one vote per content word to the contender whose word list uses it `ratio` times
+    more often than any other contender's (relative frequencies, so list sizes cancel)."""
+    listed = [lang for lang in contenders if _total(lang)]
+    if len(listed) < 2:
+        return
+    words = [tok for tok in draft.tokens if tok.is_word and len(tok.folded) >= 3]
+    # In running text a capital inside the sentence marks a name ("Ludwig Mies van der
+    # Rohe"), which says nothing of the question's language; in title case every word has
+    # one, so there all words count.
+    titled = all(tok.text[0].isupper() for tok in words)
+    opening = draft.tokens[0].start
+    for tok in words:
+        word = tok.folded
+        # Function words have voted already.
+        if word in index or (not titled and tok.start > opening and tok.text[0].isupper()):
+            continue
+        use = {
+            lang: language_vocabulary(lang).get(word, (0, ""))[0] / _total(lang) for lang in listed
+        }
+        top = max(use, key=use.__getitem__)
+        if use[top] > 0 and all(use[top] >= ratio * u for lang, u in use.items() if lang != top):
+            scores[top] += 1
+
+
+@lru_cache(maxsize=8)
+def _total(language: str) -> int:
+    """The summed word counts of a language's list (0 without one)."""
+    return language_vocabulary(language).total()

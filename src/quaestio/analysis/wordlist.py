@@ -59,6 +59,10 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self._words)
 
+    def total(self) -> int:
+        """The summed frequencies of every word (what a relative frequency divides by)."""
+        return sum(self._counts)
+
     def __iter__(self):
         return iter(self._words)
 

@@ -25,6 +25,7 @@ class Defaults:
     fuzzy_long_length: int = 8
     spelling_language_vocabulary: bool = True
     language_min_evidence: int = 1
+    language_word_ratio: float = 4.0
     regex_timeout_ms: int = 50
     # All the analyst regexes of one question share this budget, whatever their number.
     regex_budget_ms: int = 500
@@ -62,6 +63,7 @@ LIMITS: dict[str, tuple[float, float, bool]] = {
     "fuzzy_min_length": (1, 64, False),
     "fuzzy_long_length": (1, 64, False),
     "language_min_evidence": (0, 100, False),
+    "language_word_ratio": (1.0, 1000.0, False),
     "regex_timeout_ms": (1, 60_000, False),
     "regex_budget_ms": (1, 600_000, False),
     "retrieval_k": (1, 1000, False),
