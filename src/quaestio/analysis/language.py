@@ -107,9 +107,7 @@ def _content_vote(
         # Function words have voted already.
         if word in index or (not titled and tok.start > opening and tok.text[0].isupper()):
             continue
-        use = {
-            lang: language_vocabulary(lang).get(word, (0, ""))[0] / _total(lang) for lang in listed
-        }
+        use = {lang: language_vocabulary(lang).count(word) / _total(lang) for lang in listed}
         top = max(use, key=use.__getitem__)
         if use[top] > 0 and all(use[top] >= ratio * u for lang, u in use.items() if lang != top):
             scores[top] += 1

@@ -59,6 +59,11 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self._words)
 
+    def count(self, word: str) -> int:
+        """The frequency of `word`, 0 when it is not in the list."""
+        i = self._at(word)
+        return self._counts[i] if i >= 0 else 0
+
     def total(self) -> int:
         """The summed frequencies of every word (what a relative frequency divides by)."""
         return sum(self._counts)
