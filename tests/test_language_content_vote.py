@@ -46,6 +46,19 @@ def test_names_inside_a_sentence_do_not_vote(question):
     assert parse_question(question).language == "en"
 
 
+@pytest.mark.parametrize(
+    "question, language",
+    [
+        ("What 's a `` coup de poing '' to a French boxer ?", "en"),
+        ('What is a "coup de main" in a contract?', "en"),
+        ("Que veut dire « due diligence » dans un contrat ?", "fr"),
+        ('¿Qué significa "due diligence" en un contrato?', "es"),
+    ],
+)
+def test_quoted_words_are_a_mention_and_do_not_vote(question, language):
+    assert parse_question(question).language == language
+
+
 def test_an_uncontested_question_keeps_its_stopword_vote():
     assert parse_question("Quelles sont les exclusions du contrat ?").language == "fr"
     assert parse_question("What is the premium of the policy?").language == "en"

@@ -10,6 +10,7 @@ language's word list; "Is Non Owner Car Insurance Cheaper?" is English by its no
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from functools import lru_cache
 
@@ -33,6 +34,11 @@ _LETTER_HINTS = {
     "ö": "de",
     "ü": "de",
 }
+
+
+# A quoted span: a mention ("a `` coup de poing '' to a French boxer"), often in another
+# language than the question around it, so its words do not vote.
+_QUOTED = re.compile(r"(?:\"|“|«|``)[^\"“”«»]+?(?:\"|”|»|'')")
 
 
 def _stopword_index(sats: Satellites) -> dict[str, frozenset[str]]:
@@ -102,10 +108,13 @@ def _content_vote(
     # one, so there all words count.
     titled = all(tok.text[0].isupper() for tok in words)
     opening = draft.tokens[0].start
+    quoted = [m.span() for m in _QUOTED.finditer(draft.original)]
     for tok in words:
         word = tok.folded
         # Function words have voted already.
         if word in index or (not titled and tok.start > opening and tok.text[0].isupper()):
+            continue
+        if any(start <= tok.start < end for start, end in quoted):
             continue
         use = {lang: language_vocabulary(lang).count(word) / _total(lang) for lang in listed}
         top = max(use, key=use.__getitem__)
