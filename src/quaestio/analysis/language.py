@@ -103,6 +103,8 @@ def _content_vote(
     if len(listed) < 2:
         return
     words = [tok for tok in draft.tokens if tok.is_word and len(tok.folded) >= 3]
+    if not words:  # the vote came from letters alone ("¿ à ?")
+        return
     # In running text a capital inside the sentence marks a name ("Ludwig Mies van der
     # Rohe"), which says nothing of the question's language; in title case every word has
     # one, so there all words count.
