@@ -111,6 +111,7 @@ def _content_vote(
     titled = all(tok.text[0].isupper() for tok in words)
     opening = draft.tokens[0].start
     quoted = [m.span() for m in _QUOTED.finditer(draft.original)]
+    lists = {lang: (language_vocabulary(lang), _total(lang)) for lang in listed}
     for tok in words:
         word = tok.folded
         # Function words have voted already.
@@ -118,7 +119,7 @@ def _content_vote(
             continue
         if any(start <= tok.start < end for start, end in quoted):
             continue
-        use = {lang: language_vocabulary(lang).count(word) / _total(lang) for lang in listed}
+        use = {lang: vocabulary.count(word) / total for lang, (vocabulary, total) in lists.items()}
         top = max(use, key=use.__getitem__)
         if use[top] > 0 and all(use[top] >= ratio * u for lang, u in use.items() if lang != top):
             scores[top] += 1
