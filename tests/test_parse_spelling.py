@@ -16,6 +16,8 @@ from quaestio import parse_question
         "Search for 'premuim' in the policy",
         'Search for "premuim" in the policy',
         "Où est la clause «exclusoin» ?",
+        "Who makes chicken `` finger lickin '' good ?",
+        "Search for ``premuim'' in the policy",
     ],
 )
 def test_these_words_stay_as_typed(question):

@@ -10,12 +10,12 @@ language's word list; "Is Non Owner Car Insurance Cheaper?" is English by its no
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from functools import lru_cache
 
 from ..satellites import Satellites
 from .draft import Draft
+from .text import quoted_spans
 from .wordlist import language_vocabulary
 
 # Letters that only some languages use break ties between close scores.
@@ -34,11 +34,6 @@ _LETTER_HINTS = {
     "ö": "de",
     "ü": "de",
 }
-
-
-# A quoted span: a mention ("a `` coup de poing '' to a French boxer"), often in another
-# language than the question around it, so its words do not vote.
-_QUOTED = re.compile(r"(?:\"|“|«|``)[^\"“”«»]+?(?:\"|”|»|'')")
 
 
 def _stopword_index(sats: Satellites) -> dict[str, frozenset[str]]:
@@ -110,7 +105,9 @@ def _content_vote(
     # one, so there all words count.
     titled = all(tok.text[0].isupper() for tok in words)
     opening = draft.tokens[0].start
-    quoted = [m.span() for m in _QUOTED.finditer(draft.original)]
+    # A quoted span is a mention ("a `` coup de poing '' to a French boxer"), often in
+    # another language than the question around it.
+    quoted = quoted_spans(draft.original)
     lists = {lang: (language_vocabulary(lang), _total(lang)) for lang in listed}
     for tok in words:
         word = tok.folded

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import regex
 from rapidfuzz.distance import OSA
 
 from ..satellites import Satellites
@@ -20,7 +19,7 @@ from ..types import SpellingCorrection
 from .dictionary import dictionary_index
 from .draft import Draft
 from .language import _stopword_index, stopwords_for
-from .text import fold, tokenize
+from .text import fold, quoted_spans, tokenize
 from .wordlist import Vocabulary, language_vocabulary
 
 __all__ = ["correct_spelling", "deletion_index", "language_vocabulary"]
@@ -99,7 +98,7 @@ def correct_spelling(draft: Draft) -> None:
         if _in_compound(draft.original, tok) or _near_technical_term(draft, index, i):
             continue
         if quoted is None:
-            quoted = [m.span() for m in _QUOTED.finditer(draft.original)]
+            quoted = quoted_spans(draft.original)
         if any(s < tok.start and tok.end < e for s, e in quoted):
             continue
         elsewhere = word in index.token_counts or word in stop  # known in another language
@@ -125,11 +124,6 @@ def correct_spelling(draft: Draft) -> None:
             distance=OSA.distance(word, fold(surface)),
             vocabulary=vocabulary,
         )
-
-
-# Quoted spans: straight or typographic double quotes, guillemets, and single quotes that
-# open after a space (an apostrophe inside a word does not open a quote).
-_QUOTED = regex.compile(r"[\"“«„][^\"”»“\n]{1,200}[\"”»“]|(?<![\w])['‘][^'’\n]{1,200}['’](?![\w])")
 
 
 def _in_compound(text: str, tok) -> bool:

@@ -103,3 +103,17 @@ def without_surrogates(text: str) -> tuple[str, int]:
     paired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     fixed, count = _SURROGATE_RE.subn("\ufffd", paired)
     return fixed, count
+
+
+# Quoted spans: straight or typographic double quotes, guillemets, TeX-style `` '' (as in
+# TREC), and single quotes that open after a space (an apostrophe inside a word does not
+# open a quote).
+_QUOTED = regex.compile(
+    r"[\"“«„][^\"”»“\n]{1,200}[\"”»“]|``[^`'\n]{1,200}''"
+    r"|(?<![\w])['‘][^'’\n]{1,200}['’](?![\w])"
+)
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each quoted span of `text`, quote marks included."""
+    return [m.span() for m in _QUOTED.finditer(text)]
