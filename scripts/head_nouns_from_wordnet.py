@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Derive English person head nouns from WordNet 3.0 (build time only).
 
-Not shipped yet: measured in session 28 with the four English person cues reading
-`<head_nouns:person_wordnet>` at their head-noun position (`bench/eval_answer_type.py`),
-TREC held-out 92.9 -> 93.2 (strict labels 92.5 -> 92.8; person 89.9 -> 92.3), tune
-96.1 -> 96.0, but the English answer cues' first compile 207 -> 298 ms, which a one-question
-`quaestio parse` pays. A suffix rule (-ist, -ologist, -ician, -grapher; WordNet's
-exceptions as rows) may give the same at a fraction of the compile time.
+The English person cues read `<head_nouns:person_wordnet>` at their head-noun position, in
+lower case only (`(?-i:...)`): capitalised inside a sentence such a noun may be a name
+("Letterman"), and in a title-case question ("What Is Guardian Life Insurance?") a modifier
+cannot be told from the head. Measured by `bench/eval_answer_type.py`: TREC tune / held-out
+96.1 -> 96.0 / 92.9 -> 93.2 (TREC's strict labels 95.9 -> 95.8 / 92.5 -> 92.8), no
+InsuranceQA answer type changed. Cost: the English person-noun cue takes ~95 ms instead of
+~30 to compile, paid once by a process whose question wakes it (`bench/cli_startup.py`).
 
 Usage::
 
