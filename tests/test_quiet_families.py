@@ -86,3 +86,36 @@ def test_most_questions_take_the_quiet_path(monkeypatch):
     assert quiet_hints == ["What is the premium?"] and quiet_scope == [True]
     parse_question("What does page 4 say about the limits in 2023?")
     assert len(quiet_hints) == 1 and len(quiet_scope) == 1
+
+
+COMPOUND = [
+    "What are the exclusions and limitations?",
+    "Does this contract include a non-compete clause and, if so, for how long?",
+    "Are the premium and the deductible consistent?",
+    "What is the premium of plan A and what is the deductible of plan B?",
+    "Who is older, Annie Morton or Terry Richardson?",
+    "If the policy lapses, what happens to the cash value?",
+    "Quelle est la prime et quelle est la franchise ?",
+    "¿Cuál es la prima y, en caso afirmativo, cuándo se paga?",
+    "Compare the premium of plan A with plan B.",
+    "What is the deductible, and when is it due?",
+]
+
+
+def test_decomposition_rows_behind_their_gate_decide_as_all_rows_do(monkeypatch):
+    from quaestio.analysis import decompose
+
+    gated = {q: _row(q, {}) for q in COMPOUND}
+    real = decompose.candidates
+
+    def every_structure_rule(draft, ruleset, text):
+        if ruleset is decompose._structure_rules(draft.sats):
+            # each structure row searched, heaviest first, as before the gate
+            rows = decompose.cue_rules(draft.sats, "decomposition")
+            rows = [r for r in rows if decompose._kind(r) not in ("ref", "")]
+            return sorted(rows, key=lambda r: -r.weight)
+        return real(draft, ruleset, text)
+
+    monkeypatch.setattr(decompose, "candidates", every_structure_rule)
+    for question in COMPOUND:
+        assert _row(question, {}) == gated[question], question
