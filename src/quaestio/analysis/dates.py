@@ -95,6 +95,11 @@ def date_scope(draft: Draft, text: str | None = None) -> DateScope:
     return scope
 
 
+def scope_date_rules(sats: Satellites) -> RuleSet:
+    """The `date` rows as one rule set (`<month>` expanded), built once per satellites."""
+    return sats.cached("scope_date_rules", _date_rules)[0]
+
+
 def _date_rules(sats: Satellites) -> tuple[RuleSet, list[Rule]]:
     """`date` rows with `<month>` expanded into the month rows, and the month rows themselves."""
     months = list(cue_rules(sats, "month"))

@@ -46,7 +46,16 @@ from ..types import DecompositionPattern, KeywordSource
 from .draft import Draft
 from .hints import section_title
 from .language import stopwords_for
-from .rules import Rule, candidates, cue_rules, finditer, language_rules, search
+from .rules import (
+    Rule,
+    RuleSet,
+    candidates,
+    cue_rules,
+    finditer,
+    language_rules,
+    make_ruleset,
+    search,
+)
 from .subquestions import finish, substitute, wrap
 from .text import tokenize
 from .unified import boost, section_pair, shared_concept
@@ -87,7 +96,8 @@ def decompose(draft: Draft) -> None:
     if not any(search(draft, rule, text) for rule in candidates(draft, compound, text)):
         return
     case_blind = _is_case_blind(draft)
-    for rule in _structure_rules(draft.sats):
+    # Only the rows the literal gate lets through can match; in weight order, as before.
+    for rule in candidates(draft, _structure_rules(draft.sats), text):
         if rule.language not in (draft.language, "*"):
             continue
         if case_blind and "(?-i:" in rule.pattern.pattern:
@@ -112,10 +122,14 @@ def _kind(rule: Rule) -> str:
     )
 
 
-def _structure_rules(sats: Satellites) -> tuple[Rule, ...]:
-    def build(s: Satellites) -> tuple[Rule, ...]:
-        rules = [r for r in cue_rules(s, "decomposition") if _kind(r) not in ("ref", "")]
-        return tuple(sorted(rules, key=lambda r: -r.weight))
+def _structure_rules(sats: Satellites) -> RuleSet:
+    """The decomposition rows that decide a structure, heaviest first, behind their gate
+    (which reads the family's: `within`)."""
+
+    def build(s: Satellites) -> RuleSet:
+        family = cue_rules(s, "decomposition")
+        rules = [r for r in family if _kind(r) not in ("ref", "")]
+        return make_ruleset(sorted(rules, key=lambda r: -r.weight), family)
 
     return sats.cached("decomposition_rules", build)
 

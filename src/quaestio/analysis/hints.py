@@ -32,7 +32,7 @@ from rapidfuzz.utils import default_process
 from ..types import AnswerContext, AnswerShape, LayoutHint
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, RuleSet, candidates, cue_rules, finditer
+from .rules import Rule, RuleSet, candidates, cue_rules, finditer, union_rules
 from .text import fold
 
 T = TypeVar("T")
@@ -43,9 +43,36 @@ _QUOTES = " \"'“”«»‘’"
 _CASED = "(?-i:"
 
 
+# The cue families the hints read the question with; most questions can match none of them.
+_FAMILIES = (
+    "page",
+    "slide",
+    "sheet",
+    "section",
+    "layout",
+    "document_version",
+    "answer_context",
+    "detect_context",
+    "need_summary",
+)
+
+
 def structural_hints(draft: Draft) -> None:
     """Fill the hint columns of the row from the `cues` rows and the answer type/shape rows."""
     cols = draft.columns
+    if not candidates(draft, union_rules(draft.sats, "hints", _hint_rulesets), draft.original):
+        # No row of any family may match: what the rows alone decide (a concept's section,
+        # the answer type's contexts), one gate lookup instead of one per family.
+        cols.update(
+            pages_hint=[],
+            slides_hint=[],
+            sheets_hint=[],
+            toc_section_hint=concept_section(draft),
+            layout_hint=LayoutHint.TEXT.value,
+            document_version=None,
+        )
+        _contexts(draft, cued=False)
+        return
     pages = numbered(draft, "page", "page")
     cols["pages_hint"] = expand(pages, draft.sats.defaults.pages_hint_limit)
     slides = numbered(draft, "slide", "slide")
@@ -282,7 +309,13 @@ def _casing_is_noise(draft: Draft) -> bool:
     return capital_stops >= 2 or (capital_stops == 1 and all(w[:1].isupper() for w in words))
 
 
-def _contexts(draft: Draft) -> None:
+def _hint_rulesets(sats) -> list[RuleSet]:
+    return [cue_rules(sats, family) for family in _FAMILIES]
+
+
+def _contexts(draft: Draft, cued: bool = True) -> None:
+    """detect_context, answer_context and need_summary; `cued`: whether their cue rows may
+    match (False when the hints' gate said none can)."""
     cols = draft.columns
     rows = draft.sats.cached("hint_context_rows", _context_rows)
     answer_type, shape = cols.get("answer_type") or "text", cols.get("answer_shape") or "single"
@@ -297,6 +330,9 @@ def _contexts(draft: Draft) -> None:
         answer, decided = shape_context, f"answer_shapes:{shape}.answer_context"
     if decided:
         draft.fire(decided)
+    if not cued:
+        cols.update(detect_context=detect, answer_context=answer, need_summary=False)
+        return
     for rule in _all_matching(draft, "answer_context"):
         if _wider(rule.required_target(), answer):
             answer = rule.required_target()

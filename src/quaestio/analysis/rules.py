@@ -9,6 +9,7 @@ combined alternation for the others (quote marks, patterns `re` cannot parse).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import regex
@@ -138,6 +139,17 @@ def language_rules(sats: Satellites, family: str, language: str | None) -> RuleS
             [r for r in every if language is None or r.language in (language, "*")], every
         )
     return by_language[language]
+
+
+def union_rules(sats: Satellites, name: str, parts: Callable[[Satellites], Iterable[RuleSet]]):
+    """The rules of several rule sets (a step's families) behind one gate, built once per
+    satellites under `name`. A text none of its rules can match is one none of the parts'
+    rules can match (its alternation, when it has one, is theirs joined; a timeout counts
+    as a match), so a step asks once whether any of its families may fire, instead of once
+    per family, and keeps its defaults when none may."""
+    return sats.cached(
+        f"union_rules:{name}", lambda s: make_ruleset([r for rs in parts(s) for r in rs])
+    )
 
 
 def anchor_rules(sats: Satellites) -> RuleSet:

@@ -32,10 +32,10 @@ from typing import Any
 import regex
 
 from ..satellites import Satellites
-from .dates import date_scope
+from .dates import date_scope, scope_date_rules
 from .draft import Draft
 from .hints import named, numbered, pick_matches, section_names
-from .rules import Rule, cue_rules
+from .rules import Rule, RuleSet, candidates, cue_rules, union_rules
 from .text import fold, tokenize
 
 _LISTS = ("sections", "parties", "jurisdictions")
@@ -60,6 +60,9 @@ class Found:
 
 def scope_filters(draft: Draft) -> None:
     """Fill the scope_* columns: the question's filters merged with the caller's and context's."""
+    if _nothing_to_scope(draft):
+        draft.columns.update(_unscoped())
+        return
     question, caller = question_scope(draft), caller_scope(draft)
     gaps = [
         name
@@ -68,6 +71,42 @@ def scope_filters(draft: Draft) -> None:
     ]
     context = context_scope(draft, gaps) if gaps else Found()
     _merge(draft, question, caller, context)
+
+
+def _nothing_to_scope(draft: Draft) -> bool:
+    """Whether the question, the caller and the context give no scope at all (most questions):
+    then the columns are their empty values, without building and merging three empty
+    sources. Asks exactly what `question_scope` would: the rows' literal gates (a family with
+    a row that may match goes the long way), the concepts' scope kinds and the options."""
+    options = draft.options
+    if options.get("scope") or options.get("parties"):
+        return False
+    if any(isinstance(t, str) and t.strip() for t in options.get("context") or ()):
+        return False
+    kinds = draft.sats.cached("scope_kinds", _scope_kinds)
+    if any(kinds.get(c) in ("jurisdiction", "party") for c in draft.concepts):
+        return False
+    return not candidates(draft, union_rules(draft.sats, "scope", _scope_rulesets), draft.original)
+
+
+def _scope_rulesets(sats: Satellites) -> tuple[RuleSet, ...]:
+    """The rule sets `question_scope` reads the question with (date ranges are read only
+    where a date row matched, and date targets only where a range was found)."""
+    return (scope_date_rules(sats), *(cue_rules(sats, f) for f in ("section", "page", "party")))
+
+
+def _unscoped() -> dict[str, Any]:
+    """The scope columns `_merge` writes when no source holds anything (fresh lists)."""
+    return {
+        "scope_sections": [],
+        "scope_parties": [],
+        "scope_jurisdictions": [],
+        "scope_date_from": None,
+        "scope_date_to": None,
+        "scope_custom": [],
+        "scope_page_range": [],
+        "scope_origins": [],
+    }
 
 
 def question_scope(draft: Draft) -> Found:

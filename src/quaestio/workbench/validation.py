@@ -151,7 +151,13 @@ def _positioned(snap: Snapshot, table: str) -> pl.DataFrame:
 # Compiled artefacts that depend on one table only: a new version of the satellites that
 # keeps that table unchanged can keep them (compiling the cue rows costs seconds).
 _CACHES_OF = {
-    "cues": ("cue_rules", "language_rules:", "scope_date_rules", "decomposition_rules"),
+    "cues": (
+        "cue_rules",
+        "language_rules:",
+        "scope_date_rules",
+        "decomposition_rules",
+        "union_rules:",
+    ),
     "anchors": ("anchor_rules",),
 }
 

@@ -1,0 +1,121 @@
+"""A step whose cue families can match nothing keeps its defaults after one gate lookup
+(`rules.union_rules`): the row must be the one the family-by-family path gives.
+
+Each question is parsed twice, once as shipped and once with the union gates replaced by a
+gate that always lets the families run, and the whole rows are compared: questions with and
+without hints or scope, in English, French and Spanish, with and without the caller's TOC,
+scope, parties and earlier turns.
+"""
+
+import pytest
+
+from quaestio import parse_question
+from quaestio.analysis import hints, scope
+from quaestio.analysis.rules import Rule, make_ruleset
+from quaestio.satellites.facts import LazyPattern
+
+QUESTIONS = [
+    "What is the premium?",
+    "What are the exclusions of this contract?",  # a concept's usual section, no cue
+    "List the deductibles in the appendix.",
+    "What does page 4 say about the limits?",
+    "Show me the table of fees on pages 2-5.",
+    "What changed in the latest version?",
+    "Summarise the termination clause.",
+    "Who signed the agreement with Acme Corp in March 2023?",
+    "What was the revenue in Q3 2022?",
+    "Is Non Owner Car Insurance Cheaper?",
+    "Quelles sont les primes ?",
+    "Que dit la section 3 sur la résiliation ?",
+    "¿Cuál es el deducible en el anexo B?",
+    "¿Qué pasó entre enero de 2023 y marzo de 2024?",
+    "How many employees did the company have?",
+    "What is the capital of France?",
+    "Which law governs this agreement?",  # quiet, and a concept's usual section
+    "Who pays the deductible?",
+    "¿Qué ley rige el contrato?",
+    "What did Acme Corp pay in total?",  # a caller's party, named without a cue
+    "How much does Spain charge?",  # a jurisdiction concept
+]
+OPTIONS = [
+    {},
+    {"toc": ["1. Definitions", "2. Exclusions", "Appendix A - Fees"]},
+    {"scope": {"jurisdictions": ["FR"], "date_from": "2022"}},
+    {"parties": ["Acme Corp"]},
+    {"context": ["What did we pay in 2021 in Spain?"]},
+]
+
+
+def _always(_sats) -> object:
+    """A rule set whose one rule (an empty pattern) may match every text."""
+    return make_ruleset([Rule("always", "test", None, "*", LazyPattern("", 0), 1.0)])
+
+
+def _row(question, options):
+    row = parse_question(question, **options).model_dump()
+    row["provenance"].pop("latency_ms")
+    return row
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "none")
+def test_the_quiet_path_gives_the_row_the_families_give(monkeypatch, options):
+    quiet = {q: _row(q, options) for q in QUESTIONS}
+    monkeypatch.setattr(hints, "union_rules", lambda sats, name, parts: _always(sats))
+    monkeypatch.setattr(scope, "union_rules", lambda sats, name, parts: _always(sats))
+    for question in QUESTIONS:
+        assert _row(question, options) == quiet[question], question
+
+
+def test_most_questions_take_the_quiet_path(monkeypatch):
+    # The shortcut is taken at all (else the test above compares the long path with itself).
+    quiet_hints, quiet_scope = [], []
+    contexts, unscoped = hints._contexts, scope._unscoped
+
+    def spy_contexts(draft, cued=True):
+        if not cued:
+            quiet_hints.append(draft.original)
+        return contexts(draft, cued)
+
+    def spy_unscoped():
+        quiet_scope.append(True)
+        return unscoped()
+
+    monkeypatch.setattr(hints, "_contexts", spy_contexts)
+    monkeypatch.setattr(scope, "_unscoped", spy_unscoped)
+    parse_question("What is the premium?")
+    assert quiet_hints == ["What is the premium?"] and quiet_scope == [True]
+    parse_question("What does page 4 say about the limits in 2023?")
+    assert len(quiet_hints) == 1 and len(quiet_scope) == 1
+
+
+COMPOUND = [
+    "What are the exclusions and limitations?",
+    "Does this contract include a non-compete clause and, if so, for how long?",
+    "Are the premium and the deductible consistent?",
+    "What is the premium of plan A and what is the deductible of plan B?",
+    "Who is older, Annie Morton or Terry Richardson?",
+    "If the policy lapses, what happens to the cash value?",
+    "Quelle est la prime et quelle est la franchise ?",
+    "¿Cuál es la prima y, en caso afirmativo, cuándo se paga?",
+    "Compare the premium of plan A with plan B.",
+    "What is the deductible, and when is it due?",
+]
+
+
+def test_decomposition_rows_behind_their_gate_decide_as_all_rows_do(monkeypatch):
+    from quaestio.analysis import decompose
+
+    gated = {q: _row(q, {}) for q in COMPOUND}
+    real = decompose.candidates
+
+    def every_structure_rule(draft, ruleset, text):
+        if ruleset is decompose._structure_rules(draft.sats):
+            # each structure row searched, heaviest first, as before the gate
+            rows = decompose.cue_rules(draft.sats, "decomposition")
+            rows = [r for r in rows if decompose._kind(r) not in ("ref", "")]
+            return sorted(rows, key=lambda r: -r.weight)
+        return real(draft, ruleset, text)
+
+    monkeypatch.setattr(decompose, "candidates", every_structure_rule)
+    for question in COMPOUND:
+        assert _row(question, {}) == gated[question], question
