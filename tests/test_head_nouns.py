@@ -6,10 +6,14 @@ wordings here are new ones, in every language where the family applies.
 
 import polars as pl
 import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quaestio import SatelliteError, load_satellites, parse_question
 from quaestio.analysis.answer import answer_shape_and_type
 from quaestio.analysis.pipeline import DEFAULT_STEPS
+from quaestio.satellites.lexicon import trie_alternation
 
 STEPS = DEFAULT_STEPS[: DEFAULT_STEPS.index(answer_shape_and_type) + 1]
 
@@ -23,13 +27,49 @@ def sats():
     return load_satellites()
 
 
-def test_a_cue_names_a_word_list_and_reads_it_from_rows(sats):
+def _head(sats, cue_id, text):
     cues = sats.tables["cues"]
-    pattern = cues.filter(pl.col("cue_id") == "type_person_head_en")["pattern"][0]
-    assert "<head_nouns:" not in pattern and "|superstar|" in pattern
-    # Each language reads its own words: no English noun in the French list.
-    french = cues.filter(pl.col("cue_id") == "type_person_head_fr")["pattern"][0]
-    assert "|vedette|" in french and "|superstar|" not in french.replace("superstar|", "")
+    pattern = cues.filter(pl.col("cue_id") == cue_id)["pattern"][0]
+    assert "<head_nouns:" not in pattern
+    m = regex.search(pattern, text, regex.IGNORECASE)
+    return m and m.group("head")
+
+
+def test_a_cue_names_a_word_list_and_reads_it_from_rows(sats):
+    assert _head(sats, "type_person_head_en", "What superstar sang Thriller?") == "superstar"
+    assert _head(sats, "type_person_head_en", "What tycoon bought the team?") == "tycoon"
+    assert _head(sats, "type_person_head_fr", "Quelle vedette a chanté ?") == "vedette"
+    # Each language reads its own words: no English-only noun in the French list.
+    assert _head(sats, "type_person_head_fr", "Quel tycoon a acheté l'équipe ?") is None
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["chair", "chairman", "chairwoman", "chairs"],
+        ["vice president", "vice", "president", "vice-president"],
+        ["a", "ab", "abc", "b", "c.d", "x+y"],
+        ["état", "étatiste", "ça"],
+    ],
+)
+def test_the_trie_matches_what_the_flat_list_longest_first_matches(words):
+    # Against the plain alternation, longest first: same match, same span, every prefix.
+    flat = (
+        "(?:"
+        + "|".join(
+            r"\s+".join(regex.escape(p) for p in w.split())
+            for w in sorted(words, key=lambda w: (-len(w), w))
+        )
+        + ")"
+    )
+    trie = trie_alternation(words)
+    texts = [w + tail for w in words for tail in ("", "s", " x", "-y", "man")]
+    texts += ["vice   president", "chairmen", "CHAIRMAN", "xx" + words[0]]
+    for text in texts:
+        for suffix in (r"\b", r"(?:e?s)?\b", ""):
+            a = regex.match(flat + suffix, text, regex.IGNORECASE)
+            b = regex.match(trie + suffix, text, regex.IGNORECASE)
+            assert (a and a.span()) == (b and b.span()), (text, suffix)
 
 
 def test_an_analyst_adds_a_person_noun_as_a_row(sats):
@@ -295,3 +335,25 @@ def test_duration_and_code_nouns(question, expected, sats):
 )
 def test_amount_nouns(question, expected, sats):
     assert _type(question, sats) == expected
+
+
+_WORD = st.text(alphabet="abé -", min_size=1, max_size=6).filter(lambda w: w.strip())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORD, min_size=1, max_size=8), st.text(alphabet="abé -s", max_size=10))
+def test_the_trie_and_the_flat_list_agree_on_any_words(words, text):
+    words = [" ".join(w.split()).casefold() for w in words]
+    flat = (
+        "(?:"
+        + "|".join(
+            r"\s+".join(regex.escape(p) for p in w.split())
+            for w in sorted(set(words), key=lambda w: (-len(w), w))
+        )
+        + ")"
+    )
+    trie = trie_alternation(words)
+    for suffix in (r"\b", r"(?:e?s)?\b(?!\s+b)", ""):
+        a = regex.search(flat + suffix, text, regex.IGNORECASE)
+        b = regex.search(trie + suffix, text, regex.IGNORECASE)
+        assert (a and a.span()) == (b and b.span()), (words, text, suffix)

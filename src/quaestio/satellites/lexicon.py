@@ -3,9 +3,16 @@
 A cue pattern such as "what ... <head_nouns:person>" reads the `head_nouns` rows of its own
 language (and of `*`) and of that kind, so that an analyst who meets "What superstar ..."
 adds the word as a row instead of editing a regex that is several kilobytes long. The
-reference is replaced at load time by an alternation of the words, longest first (so that
-"chairman" is tried before "chair"), each escaped and with its inner spaces matching any
-run of white space; the cue is then validated and compiled like any other.
+reference is replaced at load time by an alternation of the words, each escaped and with
+its inner spaces matching any run of white space; the cue is then validated and compiled
+like any other.
+
+The alternation is written as a trie ("chair(?:m(?:an|en)|s)?..."): the `regex` engine tries
+the branches of an alternation one after the other, so a flat list of 1,300 nouns costs
+1,300 attempts at every position the head may start, a trie a few per letter (a third of
+the time of a head-noun cue). It matches what the flat list, longest first, matches, and
+prefers the same word: two words that match at one position are a prefix of one another,
+and the trie tries the longer first, as the flat list ordered by length does.
 """
 
 from __future__ import annotations
@@ -41,8 +48,7 @@ def expand_head_nouns(cues: pl.DataFrame, nouns: pl.DataFrame) -> tuple[pl.DataF
             if not found:
                 problems.append((i, kind, language))
                 return m.group(0)
-            ordered = sorted(set(found), key=lambda w: (-len(w), w))
-            return "(?:" + "|".join(_literal(w) for w in ordered) + ")"
+            return trie_alternation(found)
 
         patterns.append(REFERENCE.sub(alternation, pattern))
     return cues.with_columns(pl.Series("pattern", patterns, dtype=pl.String)), problems
@@ -58,5 +64,30 @@ def _words_by_kind(nouns: pl.DataFrame) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _literal(word: str) -> str:
-    return r"\s+".join(regex.escape(part) for part in word.split())
+def trie_alternation(words: list[str]) -> str:
+    """A non-capturing group matching exactly `words` (a space in a word: any white space),
+    factored by common prefixes, a longer continuation tried before a word that ends."""
+    root: dict = {}
+    for word in set(words):
+        node = root
+        for char in " ".join(word.split()):
+            node = node.setdefault(char, {})
+        node[_END] = {}
+    return "(?:" + _branches(root) + ")"
+
+
+_END = ""  # the key of "a word ends here" (no character is the empty string)
+
+
+def _branches(node: dict) -> str:
+    parts = [
+        (r"\s+" if char == " " else regex.escape(char)) + _branches(child)
+        for char, child in sorted(node.items())
+        if char != _END
+    ]
+    if not parts:
+        return ""
+    body = parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+    if _END in node:  # the word may end here: after every longer continuation
+        return body + "?" if len(parts) == 1 and len(body) == 1 else f"(?:{body})?"
+    return body
