@@ -151,6 +151,19 @@ def test_filter_mask_matches_the_scan_on_many_breadcrumbs():
     ]
     for h in hints:
         assert _sections(facts, h, 85).tolist() == scan_sections(facts, h, 85).tolist()
+    # The same chunks with the documents interleaved: a document's flag reaches its rows
+    # wherever they are (the mask spreads it by runs of one document).
+    order = list(range(len(crumbs)))
+    rnd.shuffle(order)
+    mixed = facts_of([crumbs[i] for i in order], [docs[i] for i in order])
+    assert len(mixed.run_len) > len(mixed.docs)
+    for h in hints:
+        assert _sections(mixed, h, 85).tolist() == scan_sections(mixed, h, 85).tolist()
+        # No chunk has a table: that filter is dropped, the sections' mask stays.
+        record = {"toc_section_hint": h[0], "scope_sections": h[1:], "layout_hint": "table"}
+        got, want = question_filter(record, mixed), scan_sections(mixed, h, 85)
+        assert got.notes == ["layout_hint=table: no chunk matches; filter dropped"]
+        assert got.mask.tolist() == want.tolist() if got.mask is not None else want.all()
 
 
 def test_unicode_breadcrumbs():
