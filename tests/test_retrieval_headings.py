@@ -51,6 +51,15 @@ def scan_sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndar
     return heading | named[facts.doc_of] | ~has[facts.doc_of]
 
 
+def lcs(a: str, b: str) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        prev = 0  # row[j - 1] of the line before
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], prev + 1 if x == y else max(row[j], row[j - 1])
+    return row[-1]
+
+
 def shared(a: str, b: str, q: int) -> int:
     grams = [Counter(s[i : i + q] for i in range(len(s) - q + 1)) for s in (a, b)]
     return sum((grams[0] & grams[1]).values())
@@ -344,3 +353,36 @@ def test_the_exact_kernel_decides_as_rapidfuzz(headings, data):
         lengths = index.lengths[deferred]
         close = (lengths > 0) & (np.minimum(lengths, len(hint)) <= 64) if hint else lengths < 0
         assert close.sum() <= max(2, len(index.window_bound(hint)) // 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LONG | text, min_size=1, max_size=30), st.data())
+def test_hints_looked_up_together_match_as_a_scan(headings, data):
+    """`look_up` reads several hints' 64-character slices in one pass over the trie (those
+    of a hint over `_lcs.LANES` slices counted as common): each hint then has the matches
+    of a full rapidfuzz scan, whatever it shares the pass with."""
+    headings = list(dict.fromkeys(h.lower() for h in headings))
+    cutoff = data.draw(st.sampled_from([40, 60, 75, 85, 95, 100]))
+    index = HeadingIndex(headings, cutoff)
+    hints = [data.draw(near_hints(headings)) for _ in range(data.draw(st.integers(1, 9)))]
+    hints += data.draw(st.lists(LONG, max_size=3)) + [""]
+    if data.draw(st.booleans()):  # a heading past the 8 slices of 64 read from either end
+        hints.append("x" * 520 + data.draw(st.sampled_from(headings)) + "x" * 520)
+    if _lcs.NUMBA and len(index.chars):  # short hints: the same bound as read alone
+        short = [h for h in map(str.lower, hints) if 0 < len(h) <= 64][: _lcs.LANES]
+        masks = [index._masks(h) for h in short]
+        for h, m, rows in zip(short, masks, index._whole(short, masks)):
+            assert rows.tolist() == index._whole([h], [m])[0].tolist(), h
+        t = index.trie
+        lanes = np.zeros((len(index.chars), _lcs.LANES), dtype=np.uint64)
+        for b, m in enumerate(masks):
+            lanes[:, b] = m[2 if t.backwards else 1][:, 0]
+        size = np.asarray([len(h) for h in short] + [0] * (_lcs.LANES - len(short)))
+        path = np.empty((t.depth + 2, _lcs.LANES), dtype=np.uint64)
+        common = _lcs.whole_lcs_lanes(lanes, size, t.parent_depth, t.chars, t.end_node, path)
+        for e, h in enumerate(t.end_heading.tolist()):
+            want = [lcs(hint, index.headings[h]) for hint in short]
+            assert common[e, : len(short)].tolist() == want
+    index.look_up(data.draw(st.permutations(hints)))
+    for hint in hints:
+        assert index.matching(hint).tolist() == scan(hint, headings, cutoff).tolist(), hint

@@ -143,6 +143,62 @@ if NUMBA:
             keep[h] = k - _ones(v[ends[h]] & low) + (n - k) >= least[min(lengths[h], n)]
         return np.flatnonzero(keep)
 
+    LANES = 8  # the pass below reads 8 slices at once (one vector of 8 words)
+
+    @njit(cache=True, nogil=True)
+    def whole_lcs_lanes(lanes, size, parent_depth, chars, end_node, path):
+        """Per heading end (`end_node`, sorted) and lane: LCS(slice, heading), for up to
+        `LANES` 64-character hint slices at once (`lanes[:, b]`: slice b's mask by
+        character id, a `pattern_masks` word; `size[b]`: its length, 0 for an unused
+        lane), stepping together over the headings' trie (`headings._Trie`, read forwards
+        or backwards as the masks are): node x + 1 lies below the node at depth
+        parent_depth[x] of the current path, whose vectors `path` holds, so a shared
+        opening is read once. The lanes are independent: several of them keep the core
+        busy where one waits on the step before."""
+        low = np.zeros(LANES, dtype=np.uint64)
+        for b in range(LANES):
+            low[b] = _low(size[b])
+        out = np.zeros((end_node.shape[0], LANES), dtype=np.int16)
+        here = np.empty(LANES, dtype=np.uint64)
+        here[:] = _FULL
+        path[0, :] = _FULL
+        e, n_ends = 0, end_node.shape[0]
+        while e < n_ends and end_node[e] == 0:  # empty headings: no common character
+            e += 1
+        depth = 0
+        for x in range(chars.shape[0]):
+            d = parent_depth[x]
+            if d != depth:  # a branch: back to the node at depth d (else one text goes on)
+                for b in range(LANES):
+                    here[b] = path[d, b]
+            c = chars[x]
+            for b in range(LANES):
+                v = here[b]
+                u = v & lanes[c, b]
+                v = (v + u) | (v & ~u)
+                here[b] = v
+                path[d + 1, b] = v
+            depth = d + 1
+            while e < n_ends and end_node[e] == x + 1:
+                for b in range(LANES):
+                    out[e, b] = size[b] - _ones(here[b] & low[b])
+                e += 1
+        return out
+
+    @njit(cache=True, nogil=True)
+    def lanes_reach(common, first, ns, extra, lengths, least):
+        """Per hint i (lanes first[i] to first[i + 1]) and heading end e: whether the sum
+        of its lanes' `common[e]` and `extra[i]` reaches the least LCS of the shorter
+        length (`lengths[e]` the heading's)."""
+        out = np.zeros((ns.shape[0], common.shape[0]), dtype=np.bool_)
+        for i in range(ns.shape[0]):
+            for e in range(common.shape[0]):
+                got = extra[i]
+                for b in range(first[i], first[i + 1]):
+                    got += common[e, b]
+                out[i, e] = got >= least[min(lengths[e], ns[i])]
+        return out
+
     @njit(cache=True, nogil=True)
     def may_match(n, forward, backward, codes, starts, lengths, rows, least):
         """Of `rows` (heading ids), those the window bound does not rule out.

@@ -139,6 +139,26 @@ def _by_part(
     return _csr(np.repeat(part, per_pair), _gather(start, rows, crumb), n_parts)
 
 
+def question_filters(
+    records: list[dict], facts: ChunkFacts, *, toc_cutoff: float = 85, block: int = 1024
+) -> list[Filtered]:
+    """`question_filter` of each record, the new section hints of each block of records
+    looked up together first (`HeadingIndex.look_up`)."""
+    out = []
+    for lo in range(0, len(records), block):
+        part = records[lo : lo + block]
+        hints = [h for r in part for h in _section_hints(r)]
+        if hints:
+            facts.headings(toc_cutoff)[0].look_up(hints)
+        out += [question_filter(r, facts, toc_cutoff=toc_cutoff) for r in part]
+    return out
+
+
+def _section_hints(record: dict) -> list[str]:
+    hints = [record.get("toc_section_hint"), *(record.get("scope_sections") or [])]
+    return [h for h in hints if h]
+
+
 def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) -> Filtered:
     """The mask and pinned rows for one question record (see the module docstring)."""
     mask: np.ndarray | None = None  # (every row)
@@ -161,9 +181,7 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
             on = _on_pages(facts, pages)
             apply("pages_hint", on)
             pinned = np.flatnonzero(on if mask is None else on & mask)
-    sections = [
-        s for s in [record.get("toc_section_hint"), *(record.get("scope_sections") or [])] if s
-    ]
+    sections = _section_hints(record)
     if sections:
         apply("toc_section_hint", _sections(facts, sections, toc_cutoff), owned=True)
     layout = record.get("layout_hint")
