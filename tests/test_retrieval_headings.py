@@ -371,15 +371,28 @@ def test_hints_looked_up_together_match_as_a_scan(headings, data):
     if _lcs.NUMBA and len(index.chars):  # short hints: the same bound as read alone
         short = [h for h in map(str.lower, hints) if 0 < len(h) <= 64][: _lcs.LANES]
         masks = [index._masks(h) for h in short]
-        for h, m, rows in zip(short, masks, index._whole(short, masks)):
-            assert rows.tolist() == index._whole([h], [m])[0].tolist(), h
+        for h, m, (rows, known) in zip(short, masks, index._whole(short, masks)):
+            assert rows.tolist() == index._whole([h], [m])[0][0].tolist(), h
+            # Where the LCS of the heading's first t characters, in the trie's reading,
+            # reaches least[len(h)]: what saves `may_match` a read.
+            need = least_lcs(len(h), cutoff)
+            way = -1 if index.trie.backwards else 1
+            for r, t in zip(rows.tolist(), known.tolist()):
+                text = index.headings[r][::way]
+                if t < 0 or len(text) < len(h):  # (-1: not known, read alone)
+                    continue
+                reach = (u for u in range(len(text) + 1) if lcs(h[::way], text[:u]) >= need)
+                assert t == next(reach, len(text) + 1), (h, r)
         t = index.trie
         lanes = np.zeros((len(index.chars), _lcs.LANES), dtype=np.uint64)
         for b, m in enumerate(masks):
             lanes[:, b] = m[2 if t.backwards else 1][:, 0]
         size = np.asarray([len(h) for h in short] + [0] * (_lcs.LANES - len(short)))
         path = np.empty((t.depth + 2, _lcs.LANES), dtype=np.uint64)
-        common = _lcs.whole_lcs_lanes(lanes, size, t.parent_depth, t.chars, t.end_node, path)
+        need = np.zeros(_lcs.LANES, dtype=np.int64)
+        common, _ = _lcs.whole_lcs_lanes(
+            lanes, size, need, t.parent_depth, t.chars, t.end_node, path
+        )
         for e, h in enumerate(t.end_heading.tolist()):
             want = [lcs(hint, index.headings[h]) for hint in short]
             assert common[e, : len(short)].tolist() == want

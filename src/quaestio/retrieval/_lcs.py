@@ -143,10 +143,10 @@ if NUMBA:
             keep[h] = k - _ones(v[ends[h]] & low) + (n - k) >= least[min(lengths[h], n)]
         return np.flatnonzero(keep)
 
-    LANES = 8  # the pass below reads 8 slices at once (one vector of 8 words)
+    LANES = 8  # the pass below reads 8 slices at once
 
     @njit(cache=True, nogil=True)
-    def whole_lcs_lanes(lanes, size, parent_depth, chars, end_node, path):
+    def whole_lcs_lanes(lanes, size, need, parent_depth, chars, end_node, path):
         """Per heading end (`end_node`, sorted) and lane: LCS(slice, heading), for up to
         `LANES` 64-character hint slices at once (`lanes[:, b]`: slice b's mask by
         character id, a `pattern_masks` word; `size[b]`: its length, 0 for an unused
@@ -154,16 +154,21 @@ if NUMBA:
         or backwards as the masks are): node x + 1 lies below the node at depth
         parent_depth[x] of the current path, whose vectors `path` holds, so a shared
         opening is read once. The lanes are independent: several of them keep the core
-        busy where one waits on the step before."""
+        busy where one waits on the step before. Also, for a lane with `need[b]` > 0: how
+        many characters of the heading, read as the trie reads it, the LCS needs to reach
+        need[b] (the heading's length + 1: it does not), found on the path by halving."""
         low = np.zeros(LANES, dtype=np.uint64)
         for b in range(LANES):
             low[b] = _low(size[b])
         out = np.zeros((end_node.shape[0], LANES), dtype=np.int16)
+        first = np.zeros((end_node.shape[0], LANES), dtype=np.int32)
         here = np.empty(LANES, dtype=np.uint64)
         here[:] = _FULL
         path[0, :] = _FULL
         e, n_ends = 0, end_node.shape[0]
         while e < n_ends and end_node[e] == 0:  # empty headings: no common character
+            for b in range(LANES):
+                first[e, b] = 0 if need[b] <= 0 else 1
             e += 1
         depth = 0
         for x in range(chars.shape[0]):
@@ -181,9 +186,21 @@ if NUMBA:
             depth = d + 1
             while e < n_ends and end_node[e] == x + 1:
                 for b in range(LANES):
-                    out[e, b] = size[b] - _ones(here[b] & low[b])
+                    got = size[b] - _ones(here[b] & low[b])
+                    out[e, b] = got
+                    if need[b] > 0:  # the LCS of the path's first t characters rises with t
+                        lo, hi = 0, depth + 1
+                        if got >= need[b]:
+                            hi = depth
+                            while lo < hi:
+                                mid = (lo + hi) // 2
+                                if size[b] - _ones(path[mid, b] & low[b]) >= need[b]:
+                                    hi = mid
+                                else:
+                                    lo = mid + 1
+                        first[e, b] = hi
                 e += 1
-        return out
+        return out, first
 
     @njit(cache=True, nogil=True)
     def lanes_reach(common, first, ns, extra, lengths, least):
@@ -200,12 +217,16 @@ if NUMBA:
         return out
 
     @njit(cache=True, nogil=True)
-    def may_match(n, forward, backward, codes, starts, lengths, rows, least):
+    def may_match(
+        n, forward, backward, codes, starts, lengths, rows, least, known, known_backwards
+    ):
         """Of `rows` (heading ids), those the window bound does not rule out.
 
         Over the window starts j, one side of the bound never falls and the other never
         rises, so the best j is the first where the rising side reaches the least LCS: the
-        test is that side's first crossing, then one look at the other side there."""
+        test is that side's first crossing, then one look at the other side there.
+        known[i] >= 0: the heading's crossing of least[n] read backwards (falling side)
+        or forwards, as `known_backwards` says (`whole_lcs_lanes`), which saves a read."""
         words = forward.shape[1]
         one = words == 1
         f1, b1 = forward[:, 0].copy(), backward[:, 0].copy()
@@ -240,6 +261,20 @@ if NUMBA:
                     keep[i] = _zeros_below(r, n - (k - m)) >= need
             else:  # the hint is the needle, windows heading[j : j + n], j <= m - n:
                 # LCS(hint, heading[: j + n]) rises with j, LCS(hint, heading[j:]) falls.
+                if one and known[i] >= 0 and known_backwards:
+                    # The falling side's last start reaching `need` is m - known: the best
+                    # window start is the smallest j past the rising side's crossing,
+                    # so some j <= min(m - known, m - n) must have j + n past it.
+                    if known[i] <= m:
+                        last = min(m - known[i], m - n) + n
+                        keep[i] = _reads_to_1(f1, codes, start, last, 1, n, need) <= last
+                    continue
+                if one and known[i] >= 0:  # the rising side's crossing, from the trie
+                    if known[i] <= m:
+                        j = max(known[i] - n, 0)
+                        back = _reads_to_1(b1, codes, start + m - 1, m - j, -1, n, need)
+                        keep[i] = back <= m - j
+                    continue
                 if one:
                     reach = _reads_to_1(f1, codes, start, m, 1, n, need)
                 else:

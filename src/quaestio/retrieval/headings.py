@@ -109,8 +109,10 @@ class HeadingIndex:
     def look_up(self, hints: list[str]) -> None:
         """Match the hints not yet cached, those that fit together in one pass over the
         trie (up to `_lcs.LANES` 64-character slices of hints) at once: `matching` then finds
-        them cached. The same matches as one at a time; the pass, bound by its loads and
-        the dependency from one node to the next, costs little more for several."""
+        them cached. The same matches as one at a time. One lane waits on each step before
+        the next; the lanes of a pass do not, so a full pass costs ~3.5 of one lane's (one
+        ~0.2 ms a hint on 28k headings, 234k trie nodes), and fewer slices than half the
+        lanes are read one hint at a time."""
         from . import _lcs
 
         todo = [h for h in dict.fromkeys(h.lower() for h in hints) if h not in self._cache]
@@ -123,7 +125,11 @@ class HeadingIndex:
                 words += (len(todo[0]) + 63) // 64
                 batch.append(todo.pop(0))
             masks = [self._masks(h) for h in batch]
-            for hint, mask, rows in zip(batch, masks, self._whole(batch, masks)):
+            if words * 2 < _lcs.LANES:
+                whole = [self._whole([h], [m])[0] for h, m in zip(batch, masks)]
+            else:
+                whole = self._whole(batch, masks)
+            for hint, mask, rows in zip(batch, masks, whole):
                 self._found(hint, *self._decided(hint, mask, rows))
 
     def _found(self, hint: str, rows: list[int], verdict: np.ndarray) -> np.ndarray:
@@ -192,30 +198,39 @@ class HeadingIndex:
         that needs them again, and its whole-LCS survivors (`_whole`) when it has them."""
         from . import _lcs
 
-        if whole is None:
-            whole = self._whole([hint], [(None, forward, backward)])[0]
+        rows, known = whole or self._whole([hint], [(None, forward, backward)])[0]
         return _lcs.may_match(
-            len(hint), forward, backward, self.codes, self.starts, self.lengths, whole, self.least
+            len(hint),
+            forward,
+            backward,
+            self.codes,
+            self.starts,
+            self.lengths,
+            rows,
+            self.least,
+            known,
+            self.trie.backwards,
         )
 
-    def _whole(self, hints: list[str], masks: list) -> list[np.ndarray]:
+    def _whole(self, hints: list[str], masks: list) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per hint, the heading ids whose whole LCS with it may reach the cutoff: bounded
         by the sum over its 64-character slices of LCS(slice, heading) (the slices of all
         the hints read in one pass, `_lcs.whole_lcs_lanes`; those past `_lcs.LANES` are
-        counted as wholly common)."""
+        counted as wholly common); and for each, where a one-slice hint's LCS crosses
+        least[len(hint)] in the trie's reading (-1: not known), for `_lcs.may_match`."""
         from . import _lcs
 
         t = self.trie
         if len(hints) == 1 and len(hints[0]) <= 64:  # one lane: the pass that waits less
             first_word = np.ascontiguousarray(masks[0][2 if t.backwards else 1][:, 0])
             n = len(hints[0])
-            return [
-                _lcs.whole_lcs_may_reach(
-                    n, first_word, t.parent, t.chars, t.ends, self.lengths, self.least
-                )
-            ]
+            rows = _lcs.whole_lcs_may_reach(
+                n, first_word, t.parent, t.chars, t.ends, self.lengths, self.least
+            )
+            return [(rows, np.full(len(rows), -1, dtype=np.int32))]
         lanes = np.zeros((len(self.chars), _lcs.LANES), dtype=np.uint64)
         size = np.zeros(_lcs.LANES, dtype=np.int64)
+        need = np.zeros(_lcs.LANES, dtype=np.int64)
         first = np.zeros(len(hints) + 1, dtype=np.int64)
         extra = np.asarray([len(h) for h in hints], dtype=np.int64)
         ns = extra.copy()
@@ -227,16 +242,26 @@ class HeadingIndex:
                 size[b] = min(len(hints[i]) - 64 * w, 64)
                 extra[i] -= size[b]
             first[i + 1] = first[i] + min(words.shape[1], _lcs.LANES - first[i])
-        common = _lcs.whole_lcs_lanes(
+            if ns[i] <= min(64, len(self.least) - 1):  # (else no heading is as long)
+                need[first[i]] = self.least[ns[i]]
+        common, crossing = _lcs.whole_lcs_lanes(
             lanes,
             size,
+            need,
             t.parent_depth,
             t.chars,
             t.end_node,
             np.empty((t.depth + 2, _lcs.LANES), dtype=np.uint64),
         )
         keep = _lcs.lanes_reach(common, first, ns, extra, t.end_lengths, self.least)
-        return [np.sort(t.end_heading[k]) for k in keep]
+        out, span = [], t.depth + 3
+        for i, k in enumerate(keep):
+            at = np.flatnonzero(k)
+            known = crossing[at, first[i]] if need[first[i]] > 0 else np.full(len(at), -1)
+            # By heading id (the order of `codes`: a row's characters near the last's).
+            key = np.sort(t.end_heading[at] * span + (known + 1))
+            out.append((key // span, (key % span - 1).astype(np.int32)))
+        return out
 
     def candidates(self, hint: str) -> np.ndarray:
         """Heading ids (in length order) that may reach the cutoff: a superset of the matches."""
