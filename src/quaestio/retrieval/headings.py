@@ -81,6 +81,26 @@ class HeadingIndex:
         self.least = np.asarray(
             [least_lcs(m, cutoff) for m in range(int(self.lengths.max(initial=0)) + 1)]
         )
+        self._load_kernels()
+
+    def _load_kernels(self) -> None:
+        """Load `look_up`'s kernels now (compiled, or read from numba's cache), on nothing
+        with the arrays' own types: the first batch of hints need not."""
+        from . import _lcs
+
+        if _lcs.NUMBA and len(self.chars):
+            t, lanes = self.trie, _lcs.LANES
+            common, _ = _lcs.whole_lcs_lanes(
+                np.zeros((len(self.chars), lanes), dtype=np.uint64),
+                np.zeros(lanes, dtype=np.int64),
+                np.zeros(lanes, dtype=np.int64),
+                t.parent_depth[:0],
+                t.chars[:0],
+                t.end_node[:0],
+                np.empty((2, lanes), dtype=np.uint64),
+            )
+            one, two = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
+            _lcs.lanes_reach(common, two, one, one, t.end_lengths[:0], self.least)
 
     def _grams(self) -> list[_Grams]:
         """The character and bigram postings `candidates` reads: built on its first use
