@@ -154,21 +154,20 @@ if NUMBA:
         or backwards as the masks are): node x + 1 lies below the node at depth
         parent_depth[x] of the current path, whose vectors `path` holds, so a shared
         opening is read once. The lanes are independent: several of them keep the core
-        busy where one waits on the step before. Also, for a lane with `need[b]` > 0: how
-        many characters of the heading, read as the trie reads it, the LCS needs to reach
-        need[b] (the heading's length + 1: it does not), found on the path by halving."""
+        busy where one waits on the step before. Also, for a lane with `need[b]` > 0 and a
+        heading at least size[b] long: how many characters of the heading, read as the trie
+        reads it, the LCS needs to reach need[b] (the heading's length + 1: it does not),
+        found on the path by halving (else -1)."""
         low = np.zeros(LANES, dtype=np.uint64)
         for b in range(LANES):
             low[b] = _low(size[b])
         out = np.zeros((end_node.shape[0], LANES), dtype=np.int16)
-        first = np.zeros((end_node.shape[0], LANES), dtype=np.int32)
+        first = np.full((end_node.shape[0], LANES), -1, dtype=np.int32)  # (-1: not read)
         here = np.empty(LANES, dtype=np.uint64)
         here[:] = _FULL
         path[0, :] = _FULL
         e, n_ends = 0, end_node.shape[0]
         while e < n_ends and end_node[e] == 0:  # empty headings: no common character
-            for b in range(LANES):
-                first[e, b] = 0 if need[b] <= 0 else 1
             e += 1
         depth = 0
         for x in range(chars.shape[0]):
@@ -188,7 +187,8 @@ if NUMBA:
                 for b in range(LANES):
                     got = size[b] - _ones(here[b] & low[b])
                     out[e, b] = got
-                    if need[b] > 0:  # the LCS of the path's first t characters rises with t
+                    if need[b] > 0 and depth >= size[b]:  # (as long as the hint: the
+                        # LCS of the path's first t characters rises with t)
                         lo, hi = 0, depth + 1
                         if got >= need[b]:
                             hi = depth
@@ -203,18 +203,25 @@ if NUMBA:
         return out, first
 
     @njit(cache=True, nogil=True)
-    def lanes_reach(common, first, ns, extra, lengths, least):
-        """Per hint i (lanes first[i] to first[i + 1]) and heading end e: whether the sum
-        of its lanes' `common[e]` and `extra[i]` reaches the least LCS of the shorter
-        length (`lengths[e]` the heading's)."""
-        out = np.zeros((ns.shape[0], common.shape[0]), dtype=np.bool_)
-        for i in range(ns.shape[0]):
-            for e in range(common.shape[0]):
+    def lanes_reach(common, crossing, first, ns, extra, end_heading, lengths, least):
+        """Per hint i (lanes first[i] to first[i + 1]), the headings whose sum of its lanes'
+        `common` (by heading end, `end_heading` the heading) and `extra[i]` reaches the
+        least LCS of the shorter length, by heading id; and for each, `crossing` at the
+        hint's first lane (-1 for a hint of several lanes)."""
+        n_hints, n = ns.shape[0], lengths.shape[0]
+        keep = np.zeros((n_hints, n), dtype=np.bool_)
+        at = np.full((n_hints, n), -1, dtype=np.int32)
+        for e in range(common.shape[0]):
+            h = end_heading[e]
+            for i in range(n_hints):
                 got = extra[i]
                 for b in range(first[i], first[i + 1]):
                     got += common[e, b]
-                out[i, e] = got >= least[min(lengths[e], ns[i])]
-        return out
+                if got >= least[min(lengths[h], ns[i])]:
+                    keep[i, h] = True
+                    if first[i + 1] - first[i] == 1:
+                        at[i, h] = crossing[e, first[i]]
+        return keep, at
 
     @njit(cache=True, nogil=True)
     def may_match(

@@ -90,7 +90,7 @@ class HeadingIndex:
 
         if _lcs.NUMBA and len(self.chars):
             t, lanes = self.trie, _lcs.LANES
-            common, _ = _lcs.whole_lcs_lanes(
+            common, crossing = _lcs.whole_lcs_lanes(
                 np.zeros((len(self.chars), lanes), dtype=np.uint64),
                 np.zeros(lanes, dtype=np.int64),
                 np.zeros(lanes, dtype=np.int64),
@@ -100,7 +100,8 @@ class HeadingIndex:
                 np.empty((2, lanes), dtype=np.uint64),
             )
             one, two = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
-            _lcs.lanes_reach(common, two, one, one, t.end_lengths[:0], self.least)
+            ends = t.end_heading[:0]
+            _lcs.lanes_reach(common, crossing, two, one, one, ends, self.lengths, self.least)
 
     def _grams(self) -> list[_Grams]:
         """The character and bigram postings `candidates` reads: built on its first use
@@ -273,15 +274,11 @@ class HeadingIndex:
             t.end_node,
             np.empty((t.depth + 2, _lcs.LANES), dtype=np.uint64),
         )
-        keep = _lcs.lanes_reach(common, first, ns, extra, t.end_lengths, self.least)
-        out, span = [], t.depth + 3
-        for i, k in enumerate(keep):
-            at = np.flatnonzero(k)
-            known = crossing[at, first[i]] if need[first[i]] > 0 else np.full(len(at), -1)
-            # By heading id (the order of `codes`: a row's characters near the last's).
-            key = np.sort(t.end_heading[at] * span + (known + 1))
-            out.append((key // span, (key % span - 1).astype(np.int32)))
-        return out
+        keep, known = _lcs.lanes_reach(
+            common, crossing, first, ns, extra, t.end_heading, self.lengths, self.least
+        )
+        rows = [np.flatnonzero(k) for k in keep]
+        return [(r, known[i, r]) for i, r in enumerate(rows)]
 
     def candidates(self, hint: str) -> np.ndarray:
         """Heading ids (in length order) that may reach the cutoff: a superset of the matches."""
@@ -431,7 +428,6 @@ class _Trie:
         self.parent_depth = steps.astype(np.int32)
         self.end_heading = np.argsort(self.ends, kind="stable")
         self.end_node = self.ends[self.end_heading]
-        self.end_lengths = np.fromiter(map(len, texts), np.int64, len(texts))[self.end_heading]
         self.depth = int(max(map(len, texts), default=0))
         codes = np.frombuffer("".join(news).encode("utf-32-le", "surrogatepass"), np.uint32)
         from ._lcs import narrow
