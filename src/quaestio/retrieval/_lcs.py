@@ -360,25 +360,95 @@ if NUMBA:
         return 2 if close else 0
 
     @njit(cache=True, nogil=True)
-    def decide(n, hint_ids, f1, b1, codes, starts, lengths, rows, cutoff, n_chars):
+    def _window_ceiling(pf, pb, p, text, t0, tn, cutoff, eps, fw, bw):
+        """For a needle over 64 characters (length p, masks pf / pb of its words, forwards
+        and reversed): 0 when no window of text[t0 : t0 + tn] (tn >= p) that
+        partial_ratio may align it with (prefixes and suffixes shorter than p, every
+        window of length p) scores within rounding of `cutoff`, else 2. Rapidfuzz aligns
+        such a needle with some of these windows only (those of length p, or cut short by
+        the text's end, from the matching blocks), so below them it scores below too."""
+        v = np.empty(pf.shape[1], dtype=np.uint64)
+        v[:] = _FULL
+        fw[0] = 0
+        for i in range(tn):
+            _steps(v, pf, text[t0 + i])
+            fw[i + 1] = _zeros_below(v, p)
+        for i in range(1, p):
+            if 200.0 * fw[i] / (p + i) >= cutoff - eps:
+                return 2
+        v[:] = _FULL
+        bw[tn] = 0
+        for i in range(tn):
+            _steps(v, pb, text[t0 + tn - 1 - i])
+            bw[tn - 1 - i] = _zeros_below(v, p)
+        for j in range(tn - p + 1, tn):
+            if 200.0 * bw[j] / (p + tn - j) >= cutoff - eps:
+                return 2
+        for j in range(tn - p + 1):  # LCS(needle, text[j : j + p]) <= min(fw[j + p], bw[j])
+            if 100.0 * min(fw[j + p], bw[j]) / p < cutoff - eps:
+                continue
+            _read(pf, text, t0 + j, p, 1, v)
+            if 100.0 * _zeros_below(v, p) / p >= cutoff - eps:
+                return 2
+        return 0
+
+    @njit(cache=True, nogil=True)
+    def decide(n, hint_ids, forward, backward, codes, starts, lengths, rows, cutoff, n_chars):
         """Per row (heading id): 1 when partial_ratio(hint, heading) >= cutoff, 0 when not,
-        2 when rapidfuzz itself must say (a needle over 64 characters, an empty string, or
-        a score within rounding of the cutoff). hint_ids: the hint's character ids, n_chars
-        for a character no heading has; f1 / b1: the hint's one-word masks (n <= 64)."""
+        2 when rapidfuzz itself must say (an empty string, a score within rounding of the
+        cutoff, or a needle over 64 characters that some window may let reach it).
+        hint_ids: the hint's character ids, n_chars for a character no heading has;
+        forward / backward: the hint's masks (`pattern_masks`)."""
         eps = 1e-7
         top = 1
         for i in range(rows.shape[0]):
             top = max(top, lengths[rows[i]])
         fw = np.empty(max(top, n) + 1, dtype=np.int64)
         bw = np.empty(max(top, n) + 1, dtype=np.int64)
+        f1, b1 = forward[:, 0].copy(), backward[:, 0].copy()
         pf = np.zeros(n_chars + 1, dtype=np.uint64)
         pb = np.zeros(n_chars + 1, dtype=np.uint64)
+        pfw = np.zeros((n_chars + 1, (top + 63) // 64), dtype=np.uint64)
+        pbw = np.zeros((n_chars + 1, (top + 63) // 64), dtype=np.uint64)
         out = np.zeros(rows.shape[0], dtype=np.int8)
         for i in range(rows.shape[0]):
             h = rows[i]
             m, start = lengths[h], starts[h]
-            if n == 0 or m == 0 or min(n, m) > 64:
+            if n == 0 or m == 0:
                 out[i] = 2
+                continue
+            if min(n, m) > 64:
+                up = 0
+                if m >= n:
+                    up = _window_ceiling(
+                        forward, backward, n, codes, start, m, cutoff, eps, fw, bw
+                    )
+                if m <= n and up == 0:
+                    words = (m + 63) // 64
+                    masks_f, masks_b = pfw[:, :words], pbw[:, :words]
+                    for t in range(m):
+                        c = codes[start + t]
+                        masks_f[c, t // 64] |= np.uint64(1) << np.uint64(t % 64)
+                        masks_b[c, (m - 1 - t) // 64] |= np.uint64(1) << np.uint64(
+                            (m - 1 - t) % 64
+                        )
+                    up = _window_ceiling(
+                        np.ascontiguousarray(masks_f),
+                        np.ascontiguousarray(masks_b),
+                        m,
+                        hint_ids,
+                        0,
+                        n,
+                        cutoff,
+                        eps,
+                        fw,
+                        bw,
+                    )
+                    for t in range(m):
+                        c = codes[start + t]
+                        masks_f[c, :] = 0
+                        masks_b[c, :] = 0
+                out[i] = up
                 continue
             verdict = 0
             if m >= n:  # the hint is the needle, windows of the heading

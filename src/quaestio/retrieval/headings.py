@@ -181,8 +181,8 @@ class HeadingIndex:
         verdict = _lcs.decide(
             len(hint),
             np.where(ids < 0, len(self.chars), ids),
-            np.ascontiguousarray(forward[:, 0]),
-            np.ascontiguousarray(backward[:, 0]),
+            forward,
+            backward,
             self.codes,
             self.starts,
             self.lengths,
