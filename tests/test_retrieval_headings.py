@@ -160,6 +160,9 @@ def test_filter_mask_matches_the_scan_on_many_breadcrumbs():
     ]
     for h in hints:
         assert _sections(facts, h, 85).tolist() == scan_sections(facts, h, 85).tolist()
+    for h in hints:  # asked again (the rows are kept per cutoff and hints), and at another
+        assert _sections(facts, h, 85).tolist() == scan_sections(facts, h, 85).tolist()
+        assert _sections(facts, h, 60).tolist() == scan_sections(facts, h, 60).tolist()
     # The same chunks with the documents interleaved: a document's flag reaches its rows
     # wherever they are (the mask spreads it by runs of one document).
     order = list(range(len(crumbs)))

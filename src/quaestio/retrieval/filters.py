@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ import pyarrow as pa
 from .headings import HeadingIndex
 
 _ROLE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+SECTIONS_CACHED = 1024
 
 
 @dataclass
@@ -71,6 +73,8 @@ class ChunkFacts:
         self.run_doc, self.run_len = self.doc_of[new], np.diff(np.append(new, n))
         self.docs = docs
         self._headings: dict[float, HeadingIndex] = {}
+        # Per (cutoff, hints): the rows `_section_rows` found (a hint asked again).
+        self.sections: OrderedDict[tuple, tuple] = OrderedDict()
         self.scope = _DocScope(docs)
 
     def headings(self, cutoff: float) -> tuple[HeadingIndex, _Owners]:
@@ -196,13 +200,34 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
 
 
 def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
+    key = (cutoff, *(h.lower() for h in hints))
+    found = facts.sections.get(key)
+    if found is None:
+        found = facts.sections[key] = _section_rows(facts, hints, cutoff)
+        if len(facts.sections) > SECTIONS_CACHED:
+            facts.sections.popitem(last=False)
+    else:
+        facts.sections.move_to_end(key)
+    heading_rows, cut = found
+    if heading_rows is None:
+        return np.ones(facts.n, dtype=bool)  # nothing named: every document kept whole
+    whole = np.ones(len(facts.docs), dtype=bool)
+    whole[cut] = False
+    keep = facts.per_row(whole)
+    keep[heading_rows] = True
+    return keep
+
+
+def _section_rows(facts: ChunkFacts, hints: list[str], cutoff: float):
+    """The chunk rows under a heading the hints match, and the documents cut down to them
+    (None, None: no heading or title matches)."""
     # A breadcrumb part matches when rapidfuzz's partial_ratio of a lower-cased hint to the
     # lower-cased part reaches the cutoff; the heading index scores only the parts that can.
     index, owners = facts.headings(cutoff)
     found = [index.matching(h) for h in hints]  # each sorted and distinct
     matched = found[0] if len(found) == 1 else np.unique(np.concatenate(found))
     if not len(matched):
-        return np.ones(facts.n, dtype=bool)  # nothing named: every document kept whole
+        return None, None
     heading_rows, title_rows = owners.rows(matched)
     # "under the Apache License": a hint matching a document's title names the document,
     # which stays whole. A document without such a heading may hold the same text under
@@ -212,9 +237,7 @@ def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
     whole = np.ones(len(facts.docs), dtype=bool)
     whole[facts.doc_of[heading_rows]] = False
     whole[facts.doc_of[title_rows]] = True
-    keep = facts.per_row(whole)
-    keep[heading_rows] = True
-    return keep
+    return heading_rows, np.flatnonzero(~whole)
 
 
 def _on_pages(facts: ChunkFacts, pages: list[int]) -> np.ndarray:
