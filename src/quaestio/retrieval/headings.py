@@ -18,8 +18,9 @@ G - T + 1 of its grams (it is the shorter string: the hint is at least as long),
 hint looks up the headings at least as long as itself under its own rarest G - T + 1 grams
 (it is the shorter string). With numba, a windowed LCS bound (`_lcs`) replaces the grams and
 its survivors are decided by an exact kernel over rapidfuzz's own windows (`_lcs.decide`);
-rapidfuzz itself scores only what the kernel leaves (needles over 64 characters, empty
-strings, a score within rounding of the cutoff).
+rapidfuzz itself scores only what the kernel leaves (empty strings, a score within rounding
+of the cutoff, needles over 64 characters some window may let reach it). `look_up` matches
+several new hints at once: their 64-character slices are lanes of one pass over the trie.
 """
 
 from __future__ import annotations
@@ -141,7 +142,8 @@ class HeadingIndex:
             return
         todo = [h for h in todo if h][:CACHE_SIZE]
         while todo:
-            batch, words = [], 0
+            batch: list[str] = []
+            words = 0
             while todo and (not batch or words + (len(todo[0]) + 63) // 64 <= _lcs.LANES):
                 words += (len(todo[0]) + 63) // 64
                 batch.append(todo.pop(0))
