@@ -51,6 +51,15 @@ def scan_sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndar
     return heading | named[facts.doc_of] | ~has[facts.doc_of]
 
 
+def lcs(a: str, b: str) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        prev = 0  # row[j - 1] of the line before
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], prev + 1 if x == y else max(row[j], row[j - 1])
+    return row[-1]
+
+
 def shared(a: str, b: str, q: int) -> int:
     grams = [Counter(s[i : i + q] for i in range(len(s) - q + 1)) for s in (a, b)]
     return sum((grams[0] & grams[1]).values())
@@ -151,6 +160,22 @@ def test_filter_mask_matches_the_scan_on_many_breadcrumbs():
     ]
     for h in hints:
         assert _sections(facts, h, 85).tolist() == scan_sections(facts, h, 85).tolist()
+    for h in hints:  # asked again (the rows are kept per cutoff and hints), and at another
+        assert _sections(facts, h, 85).tolist() == scan_sections(facts, h, 85).tolist()
+        assert _sections(facts, h, 60).tolist() == scan_sections(facts, h, 60).tolist()
+    # The same chunks with the documents interleaved: a document's flag reaches its rows
+    # wherever they are (the mask spreads it by runs of one document).
+    order = list(range(len(crumbs)))
+    rnd.shuffle(order)
+    mixed = facts_of([crumbs[i] for i in order], [docs[i] for i in order])
+    assert len(mixed.run_len) > len(mixed.docs)
+    for h in hints:
+        assert _sections(mixed, h, 85).tolist() == scan_sections(mixed, h, 85).tolist()
+        # No chunk has a table: that filter is dropped, the sections' mask stays.
+        record = {"toc_section_hint": h[0], "scope_sections": h[1:], "layout_hint": "table"}
+        got, want = question_filter(record, mixed), scan_sections(mixed, h, 85)
+        assert got.notes == ["layout_hint=table: no chunk matches; filter dropped"]
+        assert got.mask.tolist() == want.tolist() if got.mask is not None else want.all()
 
 
 def test_unicode_breadcrumbs():
@@ -331,3 +356,49 @@ def test_the_exact_kernel_decides_as_rapidfuzz(headings, data):
         lengths = index.lengths[deferred]
         close = (lengths > 0) & (np.minimum(lengths, len(hint)) <= 64) if hint else lengths < 0
         assert close.sum() <= max(2, len(index.window_bound(hint)) // 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LONG | text, min_size=1, max_size=30), st.data())
+def test_hints_looked_up_together_match_as_a_scan(headings, data):
+    """`look_up` reads several hints' 64-character slices in one pass over the trie (those
+    of a hint over `_lcs.LANES` slices counted as common): each hint then has the matches
+    of a full rapidfuzz scan, whatever it shares the pass with."""
+    headings = list(dict.fromkeys(h.lower() for h in headings))
+    cutoff = data.draw(st.sampled_from([40, 60, 75, 85, 95, 100]))
+    index = HeadingIndex(headings, cutoff)
+    hints = [data.draw(near_hints(headings)) for _ in range(data.draw(st.integers(1, 9)))]
+    hints += data.draw(st.lists(LONG, max_size=3)) + [""]
+    if data.draw(st.booleans()):  # a heading past the 8 slices of 64 read from either end
+        hints.append("x" * 520 + data.draw(st.sampled_from(headings)) + "x" * 520)
+    if _lcs.NUMBA and len(index.chars):  # short hints: the same bound as read alone
+        short = [h for h in map(str.lower, hints) if 0 < len(h) <= 64][: _lcs.LANES]
+        masks = [index._masks(h) for h in short]
+        for h, m, (rows, known) in zip(short, masks, index._whole(short, masks)):
+            assert rows.tolist() == index._whole([h], [m])[0][0].tolist(), h
+            # Where the LCS of the heading's first t characters, in the trie's reading,
+            # reaches least[len(h)]: what saves `may_match` a read.
+            need = least_lcs(len(h), cutoff)
+            way = -1 if index.trie.backwards else 1
+            for r, t in zip(rows.tolist(), known.tolist()):
+                text = index.headings[r][::way]
+                if t < 0 or len(text) < len(h):  # (-1: not known, read alone)
+                    continue
+                reach = (u for u in range(len(text) + 1) if lcs(h[::way], text[:u]) >= need)
+                assert t == next(reach, len(text) + 1), (h, r)
+        t = index.trie
+        lanes = np.zeros((len(index.chars), _lcs.LANES), dtype=np.uint64)
+        for b, m in enumerate(masks):
+            lanes[:, b] = m[2 if t.backwards else 1][:, 0]
+        size = np.asarray([len(h) for h in short] + [0] * (_lcs.LANES - len(short)))
+        path = np.empty((t.depth + 2, _lcs.LANES), dtype=np.uint64)
+        need = np.zeros(_lcs.LANES, dtype=np.int64)
+        common, _ = _lcs.whole_lcs_lanes(
+            lanes, size, need, t.parent_depth, t.chars, t.end_node, path
+        )
+        for e, h in enumerate(t.end_heading.tolist()):
+            want = [lcs(hint, index.headings[h]) for hint in short]
+            assert common[e, : len(short)].tolist() == want
+    index.look_up(data.draw(st.permutations(hints)))
+    for hint in hints:
+        assert index.matching(hint).tolist() == scan(hint, headings, cutoff).tolist(), hint

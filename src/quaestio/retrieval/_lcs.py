@@ -143,13 +143,97 @@ if NUMBA:
             keep[h] = k - _ones(v[ends[h]] & low) + (n - k) >= least[min(lengths[h], n)]
         return np.flatnonzero(keep)
 
+    LANES = 8  # the pass below reads 8 slices at once
+
     @njit(cache=True, nogil=True)
-    def may_match(n, forward, backward, codes, starts, lengths, rows, least):
+    def whole_lcs_lanes(lanes, size, need, parent_depth, chars, end_node, path):
+        """Per heading end (`end_node`, sorted) and lane: LCS(slice, heading), for up to
+        `LANES` 64-character hint slices at once (`lanes[:, b]`: slice b's mask by
+        character id, a `pattern_masks` word; `size[b]`: its length, 0 for an unused
+        lane), stepping together over the headings' trie (`headings._Trie`, read forwards
+        or backwards as the masks are): node x + 1 lies below the node at depth
+        parent_depth[x] of the current path, whose vectors `path` holds, so a shared
+        opening is read once. The lanes are independent: several of them keep the core
+        busy where one waits on the step before. Also, for a lane with `need[b]` > 0 and a
+        heading at least size[b] long: how many characters of the heading, read as the trie
+        reads it, the LCS needs to reach need[b] (the heading's length + 1: it does not),
+        found on the path by halving (else -1)."""
+        low = np.zeros(LANES, dtype=np.uint64)
+        for b in range(LANES):
+            low[b] = _low(size[b])
+        out = np.zeros((end_node.shape[0], LANES), dtype=np.int16)
+        first = np.full((end_node.shape[0], LANES), -1, dtype=np.int32)  # (-1: not read)
+        here = np.empty(LANES, dtype=np.uint64)
+        here[:] = _FULL
+        path[0, :] = _FULL
+        e, n_ends = 0, end_node.shape[0]
+        while e < n_ends and end_node[e] == 0:  # empty headings: no common character
+            e += 1
+        depth = 0
+        for x in range(chars.shape[0]):
+            d = parent_depth[x]
+            if d != depth:  # a branch: back to the node at depth d (else one text goes on)
+                for b in range(LANES):
+                    here[b] = path[d, b]
+            c = chars[x]
+            for b in range(LANES):
+                v = here[b]
+                u = v & lanes[c, b]
+                v = (v + u) | (v & ~u)
+                here[b] = v
+                path[d + 1, b] = v
+            depth = d + 1
+            while e < n_ends and end_node[e] == x + 1:
+                for b in range(LANES):
+                    got = size[b] - _ones(here[b] & low[b])
+                    out[e, b] = got
+                    if need[b] > 0 and depth >= size[b]:  # (as long as the hint: the
+                        # LCS of the path's first t characters rises with t)
+                        lo, hi = 0, depth + 1
+                        if got >= need[b]:
+                            hi = depth
+                            while lo < hi:
+                                mid = (lo + hi) // 2
+                                if size[b] - _ones(path[mid, b] & low[b]) >= need[b]:
+                                    hi = mid
+                                else:
+                                    lo = mid + 1
+                        first[e, b] = hi
+                e += 1
+        return out, first
+
+    @njit(cache=True, nogil=True)
+    def lanes_reach(common, crossing, first, ns, extra, end_heading, lengths, least):
+        """Per hint i (lanes first[i] to first[i + 1]), the headings whose sum of its lanes'
+        `common` (by heading end, `end_heading` the heading) and `extra[i]` reaches the
+        least LCS of the shorter length, by heading id; and for each, `crossing` at the
+        hint's first lane (-1 for a hint of several lanes)."""
+        n_hints, n = ns.shape[0], lengths.shape[0]
+        keep = np.zeros((n_hints, n), dtype=np.bool_)
+        at = np.full((n_hints, n), -1, dtype=np.int32)
+        for e in range(common.shape[0]):
+            h = end_heading[e]
+            for i in range(n_hints):
+                got = extra[i]
+                for b in range(first[i], first[i + 1]):
+                    got += common[e, b]
+                if got >= least[min(lengths[h], ns[i])]:
+                    keep[i, h] = True
+                    if first[i + 1] - first[i] == 1:
+                        at[i, h] = crossing[e, first[i]]
+        return keep, at
+
+    @njit(cache=True, nogil=True)
+    def may_match(
+        n, forward, backward, codes, starts, lengths, rows, least, known, known_backwards
+    ):
         """Of `rows` (heading ids), those the window bound does not rule out.
 
         Over the window starts j, one side of the bound never falls and the other never
         rises, so the best j is the first where the rising side reaches the least LCS: the
-        test is that side's first crossing, then one look at the other side there."""
+        test is that side's first crossing, then one look at the other side there.
+        known[i] >= 0: the heading's crossing of least[n] read backwards (falling side)
+        or forwards, as `known_backwards` says (`whole_lcs_lanes`), which saves a read."""
         words = forward.shape[1]
         one = words == 1
         f1, b1 = forward[:, 0].copy(), backward[:, 0].copy()
@@ -184,6 +268,20 @@ if NUMBA:
                     keep[i] = _zeros_below(r, n - (k - m)) >= need
             else:  # the hint is the needle, windows heading[j : j + n], j <= m - n:
                 # LCS(hint, heading[: j + n]) rises with j, LCS(hint, heading[j:]) falls.
+                if one and known[i] >= 0 and known_backwards:
+                    # The falling side's last start reaching `need` is m - known: the best
+                    # window start is the smallest j past the rising side's crossing,
+                    # so some j <= min(m - known, m - n) must have j + n past it.
+                    if known[i] <= m:
+                        last = min(m - known[i], m - n) + n
+                        keep[i] = _reads_to_1(f1, codes, start, last, 1, n, need) <= last
+                    continue
+                if one and known[i] >= 0:  # the rising side's crossing, from the trie
+                    if known[i] <= m:
+                        j = max(known[i] - n, 0)
+                        back = _reads_to_1(b1, codes, start + m - 1, m - j, -1, n, need)
+                        keep[i] = back <= m - j
+                    continue
                 if one:
                     reach = _reads_to_1(f1, codes, start, m, 1, n, need)
                 else:
@@ -262,25 +360,95 @@ if NUMBA:
         return 2 if close else 0
 
     @njit(cache=True, nogil=True)
-    def decide(n, hint_ids, f1, b1, codes, starts, lengths, rows, cutoff, n_chars):
+    def _window_ceiling(pf, pb, p, text, t0, tn, cutoff, eps, fw, bw):
+        """For a needle over 64 characters (length p, masks pf / pb of its words, forwards
+        and reversed): 0 when no window of text[t0 : t0 + tn] (tn >= p) that
+        partial_ratio may align it with (prefixes and suffixes shorter than p, every
+        window of length p) scores within rounding of `cutoff`, else 2. Rapidfuzz aligns
+        such a needle with some of these windows only (those of length p, or cut short by
+        the text's end, from the matching blocks), so below them it scores below too."""
+        v = np.empty(pf.shape[1], dtype=np.uint64)
+        v[:] = _FULL
+        fw[0] = 0
+        for i in range(tn):
+            _steps(v, pf, text[t0 + i])
+            fw[i + 1] = _zeros_below(v, p)
+        for i in range(1, p):
+            if 200.0 * fw[i] / (p + i) >= cutoff - eps:
+                return 2
+        v[:] = _FULL
+        bw[tn] = 0
+        for i in range(tn):
+            _steps(v, pb, text[t0 + tn - 1 - i])
+            bw[tn - 1 - i] = _zeros_below(v, p)
+        for j in range(tn - p + 1, tn):
+            if 200.0 * bw[j] / (p + tn - j) >= cutoff - eps:
+                return 2
+        for j in range(tn - p + 1):  # LCS(needle, text[j : j + p]) <= min(fw[j + p], bw[j])
+            if 100.0 * min(fw[j + p], bw[j]) / p < cutoff - eps:
+                continue
+            _read(pf, text, t0 + j, p, 1, v)
+            if 100.0 * _zeros_below(v, p) / p >= cutoff - eps:
+                return 2
+        return 0
+
+    @njit(cache=True, nogil=True)
+    def decide(n, hint_ids, forward, backward, codes, starts, lengths, rows, cutoff, n_chars):
         """Per row (heading id): 1 when partial_ratio(hint, heading) >= cutoff, 0 when not,
-        2 when rapidfuzz itself must say (a needle over 64 characters, an empty string, or
-        a score within rounding of the cutoff). hint_ids: the hint's character ids, n_chars
-        for a character no heading has; f1 / b1: the hint's one-word masks (n <= 64)."""
+        2 when rapidfuzz itself must say (an empty string, a score within rounding of the
+        cutoff, or a needle over 64 characters that some window may let reach it).
+        hint_ids: the hint's character ids, n_chars for a character no heading has;
+        forward / backward: the hint's masks (`pattern_masks`)."""
         eps = 1e-7
         top = 1
         for i in range(rows.shape[0]):
             top = max(top, lengths[rows[i]])
         fw = np.empty(max(top, n) + 1, dtype=np.int64)
         bw = np.empty(max(top, n) + 1, dtype=np.int64)
+        f1, b1 = forward[:, 0].copy(), backward[:, 0].copy()
         pf = np.zeros(n_chars + 1, dtype=np.uint64)
         pb = np.zeros(n_chars + 1, dtype=np.uint64)
+        pfw = np.zeros((n_chars + 1, (top + 63) // 64), dtype=np.uint64)
+        pbw = np.zeros((n_chars + 1, (top + 63) // 64), dtype=np.uint64)
         out = np.zeros(rows.shape[0], dtype=np.int8)
         for i in range(rows.shape[0]):
             h = rows[i]
             m, start = lengths[h], starts[h]
-            if n == 0 or m == 0 or min(n, m) > 64:
+            if n == 0 or m == 0:
                 out[i] = 2
+                continue
+            if min(n, m) > 64:
+                up = 0
+                if m >= n:
+                    up = _window_ceiling(
+                        forward, backward, n, codes, start, m, cutoff, eps, fw, bw
+                    )
+                if m <= n and up == 0:
+                    words = (m + 63) // 64
+                    masks_f, masks_b = pfw[:, :words], pbw[:, :words]
+                    for t in range(m):
+                        c = codes[start + t]
+                        masks_f[c, t // 64] |= np.uint64(1) << np.uint64(t % 64)
+                        masks_b[c, (m - 1 - t) // 64] |= np.uint64(1) << np.uint64(
+                            (m - 1 - t) % 64
+                        )
+                    up = _window_ceiling(
+                        np.ascontiguousarray(masks_f),
+                        np.ascontiguousarray(masks_b),
+                        m,
+                        hint_ids,
+                        0,
+                        n,
+                        cutoff,
+                        eps,
+                        fw,
+                        bw,
+                    )
+                    for t in range(m):
+                        c = codes[start + t]
+                        masks_f[c, :] = 0
+                        masks_b[c, :] = 0
+                out[i] = up
                 continue
             verdict = 0
             if m >= n:  # the hint is the needle, windows of the heading

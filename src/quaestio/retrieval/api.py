@@ -8,7 +8,7 @@ from typing import Any
 from ..analysis.batch import gc_paused
 from .base import materialise, question_records
 from .build import open_index
-from .filters import ChunkFacts, question_filter
+from .filters import ChunkFacts, question_filters
 from .funnel import Funnel, run_funnel
 from .index import Index
 from .schema import to_engine
@@ -101,6 +101,6 @@ def search(
 
 def _run(index, retriever, records, k, funnel, filters):
     with gc_paused():
-        checks = [question_filter(r, facts(index)) for r in records] if filters else None
+        checks = question_filters(records, facts(index)) if filters else None
         hits = run_funnel(index, retriever, records, k, funnel, checks)
         return materialise(index.chunks, records, hits, retriever.name)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ import pyarrow as pa
 from .headings import HeadingIndex
 
 _ROLE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+SECTIONS_CACHED = 1024
 
 
 @dataclass
@@ -65,8 +67,14 @@ class ChunkFacts:
         self.doc_of = np.fromiter(
             (position[d] for d in chunks.column("doc_id").to_pylist()), dtype=np.int64, count=n
         )
+        # The rows as runs of one document (a document's chunks are consecutive): a
+        # per-document flag spreads to the rows by a repeat, not a gather per row.
+        new = np.flatnonzero(np.diff(self.doc_of, prepend=-1)) if n else np.zeros(0, np.int64)
+        self.run_doc, self.run_len = self.doc_of[new], np.diff(np.append(new, n))
         self.docs = docs
         self._headings: dict[float, HeadingIndex] = {}
+        # Per (cutoff, hints): the rows `_section_rows` found (a hint asked again).
+        self.sections: OrderedDict[tuple, tuple] = OrderedDict()
         self.scope = _DocScope(docs)
 
     def headings(self, cutoff: float) -> tuple[HeadingIndex, _Owners]:
@@ -77,6 +85,10 @@ class ChunkFacts:
                 self._owners = _Owners(self.crumbs, self.crumb_ids)
             self._headings[cutoff] = HeadingIndex(self._owners.parts, cutoff)
         return self._headings[cutoff], self._owners
+
+    def per_row(self, flags: np.ndarray) -> np.ndarray:
+        """A per-document array spread to the chunk rows (`flags[doc_of]`)."""
+        return np.repeat(flags[self.run_doc], self.run_len)
 
 
 class _Owners:
@@ -131,16 +143,37 @@ def _by_part(
     return _csr(np.repeat(part, per_pair), _gather(start, rows, crumb), n_parts)
 
 
+def question_filters(
+    records: list[dict], facts: ChunkFacts, *, toc_cutoff: float = 85, block: int = 1024
+) -> list[Filtered]:
+    """`question_filter` of each record, the new section hints of each block of records
+    looked up together first (`HeadingIndex.look_up`)."""
+    out = []
+    for lo in range(0, len(records), block):
+        part = records[lo : lo + block]
+        hints = [h for r in part for h in _section_hints(r)]
+        if hints:
+            facts.headings(toc_cutoff)[0].look_up(hints)
+        out += [question_filter(r, facts, toc_cutoff=toc_cutoff) for r in part]
+    return out
+
+
+def _section_hints(record: dict) -> list[str]:
+    hints = [record.get("toc_section_hint"), *(record.get("scope_sections") or [])]
+    return [h for h in hints if h]
+
+
 def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) -> Filtered:
     """The mask and pinned rows for one question record (see the module docstring)."""
-    mask = np.ones(facts.n, dtype=bool)
+    mask: np.ndarray | None = None  # (every row)
     notes: list[str] = []
     pinned = np.zeros(0, dtype=np.int64)
 
-    def apply(name: str, keep: np.ndarray) -> None:
-        nonlocal mask
-        if (mask & keep).any():
-            mask &= keep
+    def apply(name: str, keep: np.ndarray, owned: bool = False) -> None:
+        nonlocal mask  # (`owned`: `keep` is this question's own array, not a shared column)
+        both = keep if mask is None else mask & keep
+        if both.any():
+            mask = both if both is not keep or owned else keep.copy()
         else:
             notes.append(f"{name}: no chunk matches; filter dropped")
 
@@ -151,30 +184,50 @@ def question_filter(record: dict, facts: ChunkFacts, *, toc_cutoff: float = 85) 
         else:
             on = _on_pages(facts, pages)
             apply("pages_hint", on)
-            pinned = np.flatnonzero(on & mask)
-    sections = [
-        s for s in [record.get("toc_section_hint"), *(record.get("scope_sections") or [])] if s
-    ]
+            pinned = np.flatnonzero(on if mask is None else on & mask)
+    sections = _section_hints(record)
     if sections:
-        apply("toc_section_hint", _sections(facts, sections, toc_cutoff))
+        apply("toc_section_hint", _sections(facts, sections, toc_cutoff), owned=True)
     layout = record.get("layout_hint")
     if layout in ("table", "image"):
         apply(f"layout_hint={layout}", facts.has_table if layout == "table" else facts.has_image)
     docs = _doc_scope(record, facts.scope)
     if docs is not None:
-        apply("scope", docs[facts.doc_of])
-    if mask.all():
+        apply("scope", facts.per_row(docs), owned=True)
+    if mask is None or mask.all():
         return Filtered(None, pinned, notes)
     return Filtered(mask, pinned, notes)
 
 
 def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
+    key = (cutoff, *(h.lower() for h in hints))
+    found = facts.sections.get(key)
+    if found is None:
+        found = facts.sections[key] = _section_rows(facts, hints, cutoff)
+        if len(facts.sections) > SECTIONS_CACHED:
+            facts.sections.popitem(last=False)
+    else:
+        facts.sections.move_to_end(key)
+    heading_rows, cut = found
+    if heading_rows is None:
+        return np.ones(facts.n, dtype=bool)  # nothing named: every document kept whole
+    whole = np.ones(len(facts.docs), dtype=bool)
+    whole[cut] = False
+    keep = facts.per_row(whole)
+    keep[heading_rows] = True
+    return keep
+
+
+def _section_rows(facts: ChunkFacts, hints: list[str], cutoff: float):
+    """The chunk rows under a heading the hints match, and the documents cut down to them
+    (None, None: no heading or title matches)."""
     # A breadcrumb part matches when rapidfuzz's partial_ratio of a lower-cased hint to the
     # lower-cased part reaches the cutoff; the heading index scores only the parts that can.
     index, owners = facts.headings(cutoff)
-    matched = np.unique(np.concatenate([index.matching(h) for h in hints]))
+    found = [index.matching(h) for h in hints]  # each sorted and distinct
+    matched = found[0] if len(found) == 1 else np.unique(np.concatenate(found))
     if not len(matched):
-        return np.ones(facts.n, dtype=bool)  # nothing named: every document kept whole
+        return None, None
     heading_rows, title_rows = owners.rows(matched)
     # "under the Apache License": a hint matching a document's title names the document,
     # which stays whole. A document without such a heading may hold the same text under
@@ -184,9 +237,7 @@ def _sections(facts: ChunkFacts, hints: list[str], cutoff: float) -> np.ndarray:
     whole = np.ones(len(facts.docs), dtype=bool)
     whole[facts.doc_of[heading_rows]] = False
     whole[facts.doc_of[title_rows]] = True
-    keep = whole[facts.doc_of]
-    keep[heading_rows] = True
-    return keep
+    return heading_rows, np.flatnonzero(~whole)
 
 
 def _on_pages(facts: ChunkFacts, pages: list[int]) -> np.ndarray:
