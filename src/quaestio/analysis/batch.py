@@ -232,11 +232,14 @@ def _compacted(batch: pa.RecordBatch) -> pa.RecordBatch:
     is freed, those pages stay mapped, partly used, for as long as the batch is kept (~25%
     over the table's own size for a million questions held in one table). One allocation
     the batch's size sits in pages of its own; the scattered original is freed with its
-    scratch, and `iter_parse` hands that memory back before the next batch."""
+    scratch, and `iter_parse` hands that memory back before the next batch. The copy comes
+    from the system allocator (a block this large gets pages of its own there: 1,473 MB
+    peak for a million questions against 1,554 from mimalloc), so Arrow's default pool
+    (`pa.total_allocated_bytes()`) holds only the parse's scratch."""
     sink = pa.MockOutputStream()
     with pa.ipc.new_stream(sink, batch.schema) as writer:
         writer.write_batch(batch)
-    buffer = pa.allocate_buffer(sink.size())
+    buffer = pa.allocate_buffer(sink.size(), memory_pool=pa.system_memory_pool())
     with pa.ipc.new_stream(pa.FixedSizeBufferWriter(buffer), batch.schema) as writer:
         writer.write_batch(batch)
     return pa.ipc.open_stream(buffer).read_next_batch()
