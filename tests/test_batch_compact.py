@@ -240,3 +240,28 @@ def test_default_ids_are_made_as_they_are_read():
     assert ids[-1] == "q2" and ids[1:] == ["q1", "q2"]
     with pytest.raises(IndexError):
         ids[3]
+
+
+def _buffers(array: pa.Array) -> list[pa.Buffer]:
+    found = [b for b in array.buffers() if b is not None and b.size]
+    if pa.types.is_dictionary(array.type):
+        found += _buffers(array.dictionary)
+    return found
+
+
+@pytest.mark.parametrize("engine", ["arrow", "pandas"])
+def test_each_kept_batch_sits_in_one_allocation(tiny_sats, engine):
+    # A batch built among its scratch keeps the pool's pages it shares with that scratch
+    # mapped; parse_questions keeps each batch as one block of its own instead.
+    frame = parse_questions(QUESTIONS * 300, tiny_sats, as_=engine)
+    if engine == "arrow":
+        table = frame
+    else:  # pandas' ArrowDtype columns hold the Arrow chunks as they are
+        table = pa.table({c: frame[c].array.__arrow_array__() for c in frame.columns})
+    assert table.column(0).num_chunks == 3  # the streamed batches, not combined
+    for i in range(3):
+        buffers = [b for column in table.columns for b in _buffers(column.chunk(i))]
+        start = min(b.address for b in buffers)
+        end = max(b.address + b.size for b in buffers)
+        assert end - start < 2 * sum(b.size for b in buffers) + 2**16, (i, end - start)
+    assert _plain(table) == _plain(parse_questions(QUESTIONS * 300, tiny_sats, as_="arrow"))

@@ -91,3 +91,33 @@ def test_a_parse_hands_back_the_memory_arrows_pool_kept(tmp_path):
     if backend != "mimalloc":
         pytest.skip(f"Arrow's pool here is {backend}")
     assert before - after > 20 * 2**20, f"RSS {before:,} -> {after:,} bytes"
+
+
+LANGUAGES = r"""
+import json
+import quaestio
+from quaestio.analysis import morphology
+
+loaded = []
+table = morphology._table
+morphology._table = lambda shipped, version, lang: loaded.append(lang) or table(
+    shipped, version, lang
+)
+qdf = quaestio.parse_questions(
+    ["What are the exclusions and limitations?", "What are the terms and conditions?"],
+    as_="arrow",
+)
+print(json.dumps([loaded, qdf["toc_section_hint"].to_pylist()]))
+"""
+
+
+def test_an_english_batch_loads_no_other_lemma_table():
+    # section_pairs rows exist in French and Spanish too; their lemmas (~120 MB of tables)
+    # are for questions in those languages only.
+    done = subprocess.run(
+        [sys.executable, "-c", LANGUAGES], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    loaded, hints = json.loads(done.stdout.splitlines()[-1])
+    assert loaded == ["en"]
+    assert None not in hints  # the English rows still unify (and name their section)

@@ -82,8 +82,7 @@ def section_pair(draft: Draft, spans: list[tuple[int, int]]) -> dict | None:
         return None
     stop = stopwords_for(draft.sats, draft.language)
     words = [_lemmas(draft, span, stop) for span in spans]
-    rows = draft.sats.cached("section_pairs_rows", _pair_rows)
-    for row in rows.get(draft.language, ()) + rows.get("*", ()):
+    for row in _pair_rows(draft.sats, draft.language) + _pair_rows(draft.sats, "*"):
         sides = [_side(draft, span, item, row, stop) for span, item in zip(spans, words)]
         if None not in sides and {"a", "b"} <= set(sides):
             return row
@@ -111,20 +110,24 @@ def _lemmas(draft: Draft, span: tuple[int, int], stop: frozenset[str]) -> tuple[
     )
 
 
-def _pair_rows(sats: Satellites) -> dict[str, tuple[dict, ...]]:
+def _pair_rows(sats: Satellites, language: str | None) -> tuple[dict, ...]:
+    """The `section_pairs` rows of one language with their sides' lemmas, built on the
+    first question in it: an English batch never loads the French or Spanish lemma tables
+    (~120 MB) for rows it cannot use."""
+    return sats.cached(f"section_pairs_rows:{language}", lambda s: _rows_of(s, language))
+
+
+def _rows_of(sats: Satellites, language: str | None) -> tuple[dict, ...]:
     concepts = frozenset(sats.concepts["concept"].to_list())
-    stops: dict[str, frozenset[str]] = {}
-    out: dict[str, list[dict]] = {}
+    stop = stopwords_for(sats, language)
+    out = []
     for rec in sats.section_pairs.iter_rows(named=True):
-        language = rec["language"]
-        if language not in stops:
-            stops[language] = stopwords_for(sats, language)
+        if rec["language"] != language:
+            continue
         row = dict(rec, concepts=concepts)
         for side in ("a", "b"):
             row[f"{side}_lemmas"] = tuple(
-                lemma(t.text, language)
-                for t in tokenize(rec[side])
-                if t.folded not in stops[language]
+                lemma(t.text, language) for t in tokenize(rec[side]) if t.folded not in stop
             )
-        out.setdefault(language, []).append(row)
-    return {k: tuple(v) for k, v in out.items()}
+        out.append(row)
+    return tuple(out)
