@@ -141,7 +141,9 @@ def language_rules(sats: Satellites, family: str, language: str | None) -> RuleS
     return by_language[language]
 
 
-def union_rules(sats: Satellites, name: str, parts: Callable[[Satellites], Iterable[RuleSet]]):
+def union_rules(
+    sats: Satellites, name: str, parts: Callable[[Satellites], Iterable[RuleSet]]
+) -> RuleSet:
     """The rules of several rule sets (a step's families) behind one gate, built once per
     satellites under `name`. A text none of its rules can match is one none of the parts'
     rules can match (its alternation, when it has one, is theirs joined; a timeout counts
