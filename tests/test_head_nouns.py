@@ -43,6 +43,12 @@ def test_a_cue_names_a_word_list_and_reads_it_from_rows(sats):
     assert _head(sats, "type_person_head_fr", "Quel tycoon a acheté l'équipe ?") is None
 
 
+def _flat(words):
+    """The plain alternation the trie stands for: the words longest first."""
+    ordered = sorted(set(words), key=lambda w: (-len(w), w))
+    return "(?:" + "|".join(r"\s+".join(regex.escape(p) for p in w.split()) for w in ordered) + ")"
+
+
 @pytest.mark.parametrize(
     "words",
     [
@@ -54,14 +60,7 @@ def test_a_cue_names_a_word_list_and_reads_it_from_rows(sats):
 )
 def test_the_trie_matches_what_the_flat_list_longest_first_matches(words):
     # Against the plain alternation, longest first: same match, same span, every prefix.
-    flat = (
-        "(?:"
-        + "|".join(
-            r"\s+".join(regex.escape(p) for p in w.split())
-            for w in sorted(words, key=lambda w: (-len(w), w))
-        )
-        + ")"
-    )
+    flat = _flat(words)
     trie = trie_alternation(words)
     texts = [w + tail for w in words for tail in ("", "s", " x", "-y", "man")]
     texts += ["vice   president", "chairmen", "CHAIRMAN", "xx" + words[0]]
@@ -344,14 +343,7 @@ _WORD = st.text(alphabet="abé -", min_size=1, max_size=6).filter(lambda w: w.st
 @given(st.lists(_WORD, min_size=1, max_size=8), st.text(alphabet="abé -s", max_size=10))
 def test_the_trie_and_the_flat_list_agree_on_any_words(words, text):
     words = [" ".join(w.split()).casefold() for w in words]
-    flat = (
-        "(?:"
-        + "|".join(
-            r"\s+".join(regex.escape(p) for p in w.split())
-            for w in sorted(set(words), key=lambda w: (-len(w), w))
-        )
-        + ")"
-    )
+    flat = _flat(words)
     trie = trie_alternation(words)
     for suffix in (r"\b", r"(?:e?s)?\b(?!\s+b)", ""):
         a = regex.search(flat + suffix, text, regex.IGNORECASE)
