@@ -15,6 +15,7 @@ form wins.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -93,16 +94,19 @@ def dictionary_keywords(draft: Draft) -> None:
     if not index.entries:
         return
     spans = _find(draft, index)
+    if not spans:
+        return
     entries = index.entries
+    matches = _matches(draft.sats)
     for (first, last), ids in sorted(spans.items()):
-        concepts = {entries[i].concept for i in ids}
-        if len(concepts) == 1:
-            (chosen,) = concepts
+        concept = entries[ids[0]].concept
+        if all(entries[i].concept == concept for i in ids):
             matched = ids
         else:
-            chosen = _disambiguate(draft, index, (first, last), ids, sorted(concepts))
-            matched = [i for i in ids if entries[i].concept == chosen]
-        _expand(draft, index, chosen, matched, first, last)
+            concepts = sorted({entries[i].concept for i in ids})
+            concept = _disambiguate(draft, index, (first, last), ids, concepts)
+            matched = [i for i in ids if entries[i].concept == concept]
+        _expand(draft, index, matches, concept, matched, first, last)
 
 
 def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[int]]:
@@ -190,7 +194,10 @@ def _one_word(lemma_form: str, folded: str) -> str:
 _NUMBER_GENDER = ("s", "es", "x", "e", "a", "as", "o", "os", "ies", "y")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _same_word(word: str, keyword: str) -> bool:
+    # Cached: the same few thousand (question word, row keyword) pairs come back row after
+    # row, and `fold` is the costly part.
     key = fold(keyword)
     if word == key:
         return True
@@ -259,26 +266,40 @@ def _accept(draft: Draft, entry: Entry, first: int, last: int, shouting: bool) -
 
 
 def _expand(
-    draft: Draft, index: DictionaryIndex, concept: str, matched: list[int], first: int, last: int
+    draft: Draft,
+    index: DictionaryIndex,
+    matches: dict[tuple, tuple[dict, VariantBlock | None]],
+    concept: str,
+    matched: list[int],
+    first: int,
+    last: int,
 ) -> None:
     lang = draft.language
     if len(matched) == 1:
         best = matched[0]
     else:
         best = min(matched, key=lambda i: _rank(index.entries[i], lang))
-    span = (draft.tokens[first].start, draft.tokens[last].end)
+    span = {"span_start": draft.tokens[first].start, "span_end": draft.tokens[last].end}
     if concept in draft.concepts:
-        draft.keywords.append(
-            {**_keyword(index, best), "span_start": span[0], "span_end": span[1]}
-        )
+        draft.keywords.append({**_keyword(index, best), **span})
         return
     draft.concepts.append(concept)
-    variants = _variants(draft.sats, index, concept, lang)
-    spanned = {**variants[best], "span_start": span[0], "span_end": span[1]}
+    key = (concept, lang, best)
+    found = matches.get(key)
+    if found is None:
+        variants = _variants(draft.sats, index, concept, lang)
+        found = matches[key] = (variants[best], variant_block(draft.sats, variants, key))
+    spanned = {**found[0], **span}
     draft.keywords.append(spanned)
-    block = variant_block(draft.sats, variants, (concept, lang, best))
-    if block is not None:  # shared, not copied: they wait after `spanned` (`Draft.expansions`)
-        draft.expansions[id(spanned)] = (spanned, block)
+    if found[1] is not None:  # shared, not copied: they wait after `spanned` (`Draft.expansions`)
+        draft.expansions[id(spanned)] = (spanned, found[1])
+
+
+def _matches(sats: Satellites) -> dict[tuple, tuple[dict, VariantBlock | None]]:
+    """(concept, language, best entry) -> the best keyword's dict and the block of the other
+    variants: what `_expand` needs for a concept, found in one lookup (a row matching five
+    concepts made five trips through `_variants` and `variant_block`)."""
+    return sats.cached("dictionary_matches", lambda s: {})
 
 
 @dataclass(eq=False, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -51,6 +52,15 @@ DEFAULT_STEPS: tuple[Step, ...] = (
     dispatch_plan,
 )
 _BUILT_IN = frozenset(DEFAULT_STEPS)
+
+
+@functools.lru_cache(maxsize=256)
+def _built_in(step: Step) -> bool:
+    # Asked for every step of a row that matched a concept: `inspect.unwrap` each time cost
+    # more than a step that keeps its defaults. A step wrapped by `functools.wraps` (a
+    # timer, a tracer) is still the built-in step it wraps.
+    return step in _BUILT_IN or inspect.unwrap(step) in _BUILT_IN
+
 
 # When one term comes from several sources, the row keeps it once, from the most telling one.
 _PRECEDENCE = {
@@ -265,7 +275,7 @@ def run_steps(
             f"{WarningCode.W103_TEXT_REPAIRED}: {repaired} lone surrogate(s) replaced by U+FFFD"
         )
     for step in steps:
-        if draft.expansions and inspect.unwrap(step) not in _BUILT_IN:
+        if draft.expansions and not _built_in(step):
             # The built-in steps know that a matched concept's variants wait in
             # `draft.expansions`; a caller's own step reads `draft.keywords` whole.
             draft.expand_variants()
