@@ -27,8 +27,9 @@ from ..satellites import Satellites
 from ..types import AmbiguousKeyword, KeywordSource
 from .draft import Draft
 from .language import stopwords_for
+from .memo import WORDS
 from .morphology import lemma, lemma_key
-from .text import fold, strip_accents, tokenize
+from .text import fold, fold_word, strip_accents, tokenize
 
 _BLOCKED = "\x00"  # stands in for protected tokens so no keyword can match across them
 
@@ -110,15 +111,16 @@ def dictionary_keywords(draft: Draft) -> None:
 
 
 def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[int]]:
-    folded = [
-        _BLOCKED if draft.is_protected(t) else draft.folded(i) for i, t in enumerate(draft.tokens)
-    ]
+    if draft.corrections or draft.has_protected_spans():
+        folded = [
+            _BLOCKED if draft.is_protected(t) else draft.folded(i)
+            for i, t in enumerate(draft.tokens)
+        ]
+    else:  # most questions: the tokens' own folds
+        folded = [t.folded for t in draft.tokens]
     text = " " + " ".join(folded) + " "
-    start_of, pos = {}, 1
-    for i, f in enumerate(folded):
-        start_of[pos] = i
-        pos += len(f) + 1
-    shouting = not any(c.islower() for c in draft.original)
+    start_of = _start_of(folded)
+    shouting = None  # asked only when a `cased` row matches (a code: "US", "IT")
     cased = _cased_rows(draft.sats, index)
     spans: dict[tuple[int, int], list[int]] = {}
     for end, (length, ntok, ids) in index.automaton.iter(text):
@@ -129,6 +131,8 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
         if cased.isdisjoint(ids):  # most keys: nothing to check
             ok = list(ids)
         else:
+            if shouting is None:
+                shouting = not any(c.islower() for c in draft.original)
             ok = [i for i in ids if _accept(draft, index.entries[i], first, last, shouting)]
         if ok:
             spans.setdefault((first, last), []).extend(ok)
@@ -144,6 +148,15 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
     return kept
 
 
+def _start_of(words: list[str]) -> dict[int, int]:
+    """Where each word starts in `" " + " ".join(words) + " "` -> its index."""
+    start_of, pos = {}, 1
+    for i, word in enumerate(words):
+        start_of[pos] = i
+        pos += len(word) + 1
+    return start_of
+
+
 def _find_inflected(
     draft: Draft,
     index: DictionaryIndex,
@@ -156,15 +169,13 @@ def _find_inflected(
     automaton = _lemma_automaton(draft.sats, index, language)
     if automaton is None:
         return {}
-    words = [
-        f if f == _BLOCKED else _one_word(lemma(_written(draft, i), language), f)
-        for i, f in enumerate(folded)
-    ]
+    if draft.corrections:
+        written = [_written(draft, i) for i in range(len(folded))]
+    else:
+        written = [t.text for t in draft.tokens]
+    words = [f if f == _BLOCKED else _lemma_word(w, language) for f, w in zip(folded, written)]
     text = " " + " ".join(words) + " "
-    start_of, pos = {}, 1
-    for i, w in enumerate(words):
-        start_of[pos] = i
-        pos += len(w) + 1
+    start_of = _start_of(words)
     spans: dict[tuple[int, int], list[int]] = {}
     for end, (length, ntok, ids) in automaton.iter(text):
         first = start_of.get(end - length + 2)
@@ -181,10 +192,16 @@ def _find_inflected(
     return spans
 
 
-def _one_word(lemma_form: str, folded: str) -> str:
-    # A lemma must stay one word for the spans to line up with the tokens: a form with a
-    # space inside (characters whose NFKC form holds one) keeps its folded surface.
-    return lemma_form if lemma_form and not any(c.isspace() for c in lemma_form) else folded
+@functools.lru_cache(maxsize=WORDS)
+def _lemma_word(written: str, language: str | None) -> str:
+    """A token's lemma as one word: a lemma must stay one word for the spans to line up
+    with the tokens, so a form with a space inside (characters whose NFKC form holds one)
+    keeps the token's fold. Cached whole: `lemma` is, but the check around it was most of
+    the step's cost on short questions."""
+    lemma_form = lemma(written, language)
+    if lemma_form and not any(c.isspace() for c in lemma_form):
+        return lemma_form
+    return fold_word(written)
 
 
 # Endings that change number or gender, not the part of speech. A one-word row meets only
@@ -257,8 +274,10 @@ def _accept(draft: Draft, entry: Entry, first: int, last: int, shouting: bool) -
         return True
     if shouting and len(entry.keyword) <= 3:
         return False  # in an all-caps question "DE" or "IT" says nothing about a country
-    if any(i in draft.corrections for i in range(first, last + 1)):
+    if draft.corrections and any(i in draft.corrections for i in range(first, last + 1)):
         return False
+    if first == last:  # most codes are one token
+        return strip_accents(draft.tokens[first].text) == entry.cased[0]
     return all(
         strip_accents(draft.tokens[i].text) == c
         for i, c in zip(range(first, last + 1), entry.cased)

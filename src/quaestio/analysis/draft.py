@@ -89,6 +89,9 @@ class Draft:
             self._protected = bytearray(len(self.original))
         self._protected[start:end] = b"\x01" * (end - start)
 
+    def has_protected_spans(self) -> bool:
+        return self._protected is not None
+
     def is_span_protected(self, start: int, end: int) -> bool:
         return self._protected is not None and 1 in self._protected[start:end]
 
