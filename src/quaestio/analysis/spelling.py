@@ -11,6 +11,7 @@ the language word list that ships in the `pyspellchecker` package, when that is 
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
@@ -19,6 +20,7 @@ from ..types import SpellingCorrection
 from .dictionary import dictionary_index
 from .draft import Draft
 from .language import _stopword_index, stopwords_for
+from .memo import WORDS
 from .text import fold, quoted_spans, tokenize
 from .wordlist import Vocabulary, language_vocabulary
 
@@ -109,7 +111,7 @@ def correct_spelling(draft: Draft) -> None:
         surface, vocabulary = (index.fuzzy_tokens[fix], "dictionary") if fix else (None, "")
         if surface is None and d.spelling_language_vocabulary and not elsewhere:
             surface, vocabulary = (
-                _from_language(word, language_vocabulary(language), d.fuzzy_long_length),
+                _language_fix(word, language, d.fuzzy_long_length),
                 "language",
             )
         # A capitalized word inside a sentence is most likely a name ("Acme" is not "acne"),
@@ -192,10 +194,17 @@ def _from_dictionary(
     return min(scored)[2] if scored else None
 
 
+@lru_cache(maxsize=WORDS)
+def _language_fix(word: str, language: str, long_length: int) -> str | None:
+    # The same unknown words (names, rare terms) come back question after question, and
+    # each costs its ~500 one-edit variants: the answer is kept.
+    return _from_language(word, language_vocabulary(language), long_length)
+
+
 def _from_language(word: str, vocab: Vocabulary, long_length: int) -> str | None:
     if len(word) < 5:
         return None  # short unknown words are more often codes or names than typos
-    candidates = sorted((vocab[c] for c in _edits1(word) if c in vocab), reverse=True)
+    candidates = sorted((vocab[c] for c in vocab.among(_edits1(word))), reverse=True)
     if not candidates:
         return None
     # A long unknown word is as likely a term the word list lacks as a typo: correct it

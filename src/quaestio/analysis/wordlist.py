@@ -33,18 +33,29 @@ _PROBE = "AÉèßœﬁİıÑçÅøǅ①ａ’-é"
 class Vocabulary:
     """Read-only mapping of folded word → (frequency, surface as written, with accents)."""
 
-    __slots__ = ("_words", "_counts", "_surfaces")
+    __slots__ = ("_words", "_counts", "_surfaces", "_set")
 
     def __init__(self, words: list[str], counts: list[int], surfaces: dict[str, str]):
         self._words = words  # sorted, unique
         self._counts = counts
         self._surfaces = surfaces  # only where the surface differs from the folded word
+        self._set: frozenset[str] | None = None
+
+    def among(self, words: set[str]) -> set[str]:
+        """The words of `words` that the list holds, as one set intersection: a word's
+        ~500 one-edit variants cost ~300 µs looked up one bisection at a time. The set is
+        built on first use (~30 ms, ~8 MB for English), by the first unknown word."""
+        if self._set is None:
+            self._set = frozenset(self._words)
+        return words & self._set
 
     def _at(self, word: str) -> int:
         i = bisect_left(self._words, word)
         return i if i < len(self._words) and self._words[i] == word else -1
 
     def __contains__(self, word: object) -> bool:
+        if self._set is not None:  # built by `among`: a hash lookup beats the bisection
+            return word in self._set
         return isinstance(word, str) and self._at(word) >= 0
 
     def __getitem__(self, word: str) -> tuple[int, str]:
