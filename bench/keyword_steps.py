@@ -8,7 +8,9 @@ Thread CPU time (so the figures hold on a loaded machine), median over `--rounds
 the same InsuranceQA questions, the rounds of every side and size taken in turn (so the
 ratio between sizes is measured under the same load as the one between sides); dictionaries
 are those of bench/keywords_throughput.py (ten keywords per concept, 1-3 real English words
-each), generated once per size and read by both sides. `setup` is run_steps' own work
+each), generated once per size and read by both sides. Steps run as the batch path runs them
+(`pipeline.run_steps_together`: each step over the questions, then the next), or question by
+question in a tree without it. `setup` is run_steps' own work
 before the steps (checks, tokenize); `record` is the record the batch path builds
 (`finish_pieces`, which keeps shared variant blocks whole, or `finish_record` in a tree
 without it: deduplication, the flat record); `arrow` is the batch's table.
@@ -53,6 +55,8 @@ def worker(folder: str, n_questions: int) -> None:
     from quaestio.analysis.pipeline import run_steps
 
     finish_record = getattr(pipeline, "finish_pieces", pipeline.finish_record)
+    together = getattr(pipeline, "run_steps_together", None)
+    new_draft = getattr(pipeline, "new_draft", None)
     plain = getattr(dictionary, "expand_pieces", list)
 
     questions = _throughput_module().load_questions(n_questions)
@@ -78,13 +82,22 @@ def worker(folder: str, n_questions: int) -> None:
     for _ in sys.stdin:
         spent.clear()
         records, t_steps, t_record = [], 0.0, 0.0
-        for n, q in enumerate(questions):
+        if together is None:  # a tree from before the batch path ran its steps together
+            for n, q in enumerate(questions):
+                t0 = clock()
+                draft, started = run_steps(q, sats, question_id=f"q{n}", steps=steps)
+                t1 = clock()
+                records.append(finish_record(draft, started))
+                t_record += clock() - t1
+                t_steps += t1 - t0
+        else:  # as the batch path runs them: each step over the questions, then the next
             t0 = clock()
-            draft, started = run_steps(q, sats, question_id=f"q{n}", steps=steps)
+            drafts = [new_draft(q, sats, question_id=f"q{n}") for n, q in enumerate(questions)]
+            together(drafts, steps)
             t1 = clock()
-            records.append(finish_record(draft, started))
-            t_record += clock() - t1
-            t_steps += t1 - t0
+            records = [finish_record(draft, 0.0) for draft in drafts]
+            t_record = clock() - t1
+            t_steps = t1 - t0
         t2 = clock()
         for start in range(0, len(records), 2048):
             batch._to_table(records[start : start + 2048], sats)

@@ -3,7 +3,9 @@
 Two worker processes, one per checkout (this tree's `src`, and the baseline's), parse the
 same questions (half InsuranceQA, half TREC from ../shared/data, interleaved) round after
 round, taking turns, so that load on the machine falls on both alike; the table shows the
-median over rounds of each step's thread CPU time per question, side by side. `record` is
+median over rounds of each step's thread CPU time per question, side by side (a tree with
+`pipeline.run_steps_together` runs each step over the round's questions before the next
+step, as its batch path does; an older tree, question by question). `record` is
 `finish_record` (the flat row); `parse_questions` is the whole batch call to Arrow, timed
 on its own (on another slice of questions, so it remembers nothing from the steps).
 
@@ -59,7 +61,11 @@ def worker(n_questions: int) -> None:
     results remembered from an earlier round (a repeated question costs next to nothing)
     do not flatter the figures: every round is as cold as the first batch of a process."""
     from quaestio import DEFAULT_STEPS, parse_questions, prepare
+    from quaestio.analysis import pipeline
     from quaestio.analysis.pipeline import finish_record, run_steps
+
+    together = getattr(pipeline, "run_steps_together", None)
+    new_draft = getattr(pipeline, "new_draft", None)
     from quaestio.satellites import bundled_satellites
 
     pool = load_questions(10_904)
@@ -86,10 +92,18 @@ def worker(n_questions: int) -> None:
         questions, batch = piece(2 * k), piece(2 * k + 1)
         for name in spent:
             spent[name] = 0
-        for question in questions:
-            draft, started = run_steps(question, sats, steps=steps)
+        if together is None:  # a tree from before the batch path ran its steps together
+            for question in questions:
+                draft, started = run_steps(question, sats, steps=steps)
+                t = time.thread_time_ns()
+                finish_record(draft, started)
+                spent["record"] += time.thread_time_ns() - t
+        else:  # as the batch path runs them: each step over the slice, then the next
+            drafts = [new_draft(question, sats) for question in questions]
+            together(drafts, steps)
             t = time.thread_time_ns()
-            finish_record(draft, started)
+            for draft in drafts:
+                finish_record(draft, 0.0)
             spent["record"] += time.thread_time_ns() - t
         out = {name: ns / 1000 / len(questions) for name, ns in spent.items()}
         t = time.thread_time_ns()

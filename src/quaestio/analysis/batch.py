@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -19,7 +20,15 @@ from ..schema import COMPACT_SCHEMA, ENGINES, question_schema, table_to_frame, t
 from ..types import ParsedQuestion, Provenance
 from .columns import records_to_table
 from .dictionary import expand_pieces
-from .pipeline import DEFAULT_STEPS, Step, finish_pieces, run_steps
+from .draft import Draft
+from .pipeline import (
+    DEFAULT_STEPS,
+    Step,
+    finish_pieces,
+    new_draft,
+    run_steps,
+    run_steps_together,
+)
 from .text import without_surrogates
 
 Errors = Literal["collect", "raise", "warn"]
@@ -160,10 +169,7 @@ def iter_parse(
         first = False
         if llm is None:
             with gc_paused():
-                rows = [
-                    _record(n, qid, text, sats, question_column, errors, steps, options)
-                    for n, (qid, text) in chunk
-                ]
+                rows = _records(chunk, sats, question_column, errors, steps, options)
                 table = _to_table(rows, sats)
         else:
             texts = [text for _, (_, text) in chunk]
@@ -194,27 +200,53 @@ def _pairs(questions: Any, column: str, id_column: str | None) -> tuple[Iterable
     return ((f"q{i}", text) for i, text in enumerate(questions)), None
 
 
-def _record(
-    n: int,
-    qid: str,
-    text: Any,
+def _records(
+    chunk: list[tuple[int, tuple[str, Any]]],
     sats: Satellites,
     column: str,
     errors: Errors,
     steps: Sequence[Step],
     options: dict[str, Any],
-) -> dict[str, Any]:
-    try:
-        draft, started = run_steps(
-            _checked(text, n, column, sats), sats, question_id=qid, steps=steps, **options
-        )
-        return finish_pieces(draft, started)  # `_to_table` reads its variant blocks
-    except Exception as exc:
+) -> list[dict[str, Any]]:
+    """The records of a chunk of (row number, (id, text)), in order, one per question: the
+    steps run over the chunk together (`run_steps_together`); a question that fails its
+    check, a step or its record becomes an error row (or raises / warns, by `errors`, in
+    input order)."""
+    drafts: list[Draft] = []
+    at: list[int | None] = []  # chunk position -> its draft's position, None: not checked
+    failed: dict[int, Exception] = {}  # chunk position -> why
+    spent: list[float] = []
+    for k, (n, (qid, text)) in enumerate(chunk):
+        started = time.perf_counter()
+        try:
+            drafts.append(
+                new_draft(_checked(text, n, column, sats), sats, question_id=qid, **options)
+            )
+        except Exception as exc:
+            failed[k] = exc
+            at.append(None)
+            continue
+        at.append(len(drafts) - 1)
+        spent.append(time.perf_counter() - started)
+    in_steps, stopped = run_steps_together(drafts, steps)
+    rows = []
+    for k, (_, (qid, text)) in enumerate(chunk):
+        i = at[k]
+        why = failed.get(k) if i is None else stopped.get(i)
+        if why is None and i is not None:
+            took = spent[i] + in_steps[i]
+            try:  # `_to_table` reads the variant blocks `finish_pieces` leaves in place
+                rows.append(finish_pieces(drafts[i], time.perf_counter() - took))
+                continue
+            except Exception as record_failure:
+                why = record_failure
+        assert why is not None
         if errors == "raise":
-            raise
+            raise why
         if errors == "warn":
-            warnings.warn(f"question {qid!r}: {exc}", stacklevel=4)
-        return to_record(_error_row(qid, text, exc, sats))
+            warnings.warn(f"question {qid!r}: {why}", stacklevel=3)
+        rows.append(to_record(_error_row(qid, text, why, sats)))
+    return rows
 
 
 def _one_batch(table: pa.Table) -> pa.RecordBatch:
