@@ -10,6 +10,7 @@ import warnings
 import pytest
 
 from quaestio import DEFAULT_STEPS, parse_questions
+from quaestio.analysis import pipeline
 from quaestio.analysis.pipeline import finish_record, new_draft, run_steps, run_steps_together
 from quaestio.satellites import bundled_satellites
 
@@ -33,7 +34,10 @@ def _comparable(record: dict) -> dict:
     return {k: v for k, v in record.items() if k != "latency_ms"}
 
 
-def test_drafts_are_those_of_run_steps_one_by_one():
+@pytest.mark.parametrize("window", [None, 5, 1])
+def test_drafts_are_those_of_run_steps_one_by_one(window, monkeypatch):
+    if window is not None:  # drafts go through the steps a window at a time
+        monkeypatch.setattr(pipeline, "_WINDOW", window)
     sats = bundled_satellites()
     one_by_one = [_comparable(finish_record(*run_steps(q, sats))) for q in QUESTIONS]
     drafts = [new_draft(q, sats) for q in QUESTIONS]
@@ -69,7 +73,10 @@ def _exploding_on(word: str):
     return explode
 
 
-def test_a_failing_question_is_its_own_error_row_and_skips_later_steps():
+@pytest.mark.parametrize("window", [None, 5])
+def test_a_failing_question_is_its_own_error_row_and_skips_later_steps(window, monkeypatch):
+    if window is not None:
+        monkeypatch.setattr(pipeline, "_WINDOW", window)
     calls: list[str] = []
 
     def after(draft):

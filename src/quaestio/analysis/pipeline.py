@@ -25,6 +25,7 @@ from .draft import Draft
 from .explicit import explicit_keywords
 from .hints import structural_hints
 from .language import detect_language
+from .memo import TEXTS
 from .negation import negative_hints
 from .scope import scope_filters
 from .spelling import correct_spelling
@@ -319,19 +320,26 @@ def run_steps_together(
     spent = [0.0] * len(drafts)
     failed: dict[int, Exception] = {}
     clock = time.perf_counter
-    for step in steps:
-        last = clock()
-        for i, draft in enumerate(drafts):
-            if failed and i in failed:
-                continue
-            try:
-                _run_step(draft, step)
-            except Exception as exc:  # one question's failure is its own row
-                failed[i] = exc
-            now = clock()
-            spent[i] += now - last
-            last = now
+    for low in range(0, len(drafts), _WINDOW):
+        for step in steps:
+            last = clock()
+            for i in range(low, min(low + _WINDOW, len(drafts))):
+                if failed and i in failed:
+                    continue
+                try:
+                    _run_step(drafts[i], step)
+                except Exception as exc:  # one question's failure is its own row
+                    failed[i] = exc
+                now = clock()
+                spent[i] += now - last
+                last = now
     return spent, failed
+
+
+# Drafts that go through the steps together. The text memos (`memo.TEXTS` entries, emptied
+# when full) must still hold a draft's answers when its next step asks: a question is asked
+# about under several texts (as typed, casefolded, corrected, its sub-questions).
+_WINDOW = max(1, TEXTS // 4)
 
 
 def _run_step(draft: Draft, step: Step) -> None:
