@@ -211,10 +211,9 @@ def _lemma_word(written: str, language: str | None) -> str:
 _NUMBER_GENDER = ("s", "es", "x", "e", "a", "as", "o", "os", "ies", "y")
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=WORDS)
 def _same_word(word: str, keyword: str) -> bool:
-    # Cached: the same few thousand (question word, row keyword) pairs come back row after
-    # row, and `fold` is the costly part.
+    # Cached: the same (question word, row keyword) pairs come back row after row.
     key = fold(keyword)
     if word == key:
         return True
