@@ -308,12 +308,13 @@ def new_draft(
 def run_steps_together(
     drafts: Sequence[Draft], steps: Sequence[Step] = DEFAULT_STEPS
 ) -> tuple[list[float], dict[int, Exception]]:
-    """`run_steps` over a batch, step by step: every draft goes through a step before any
-    goes through the next. A step reads and writes only its own draft (and the satellites'
-    caches, whose answers do not depend on the order they are asked in), so the drafts are
-    those `run_steps` gives one by one; but a step's patterns, automata and memos stay warm
-    in the CPU caches across the batch, instead of being evicted by a dozen other steps
-    between two questions (`bench/parse_profile.py`: about x1.3 on the whole parse).
+    """`run_steps` over a batch, step by step: every draft of a window (`_WINDOW`) goes
+    through a step before any goes through the next. A step reads and writes only its own
+    draft (and the satellites' caches, whose answers do not depend on the order they are
+    asked in), so the drafts are those `run_steps` gives one by one; but a step's patterns,
+    automata and memos stay warm in the CPU caches across the window, instead of being
+    evicted by a dozen other steps between two questions (`bench/parse_profile.py`: about
+    x1.3 on the whole parse).
 
     Returns each draft's seconds in the steps (its `latency_ms`), and by position the
     exception that stopped a draft, which then skips the later steps."""
