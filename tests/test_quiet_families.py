@@ -109,10 +109,14 @@ def test_decomposition_rows_behind_their_gate_decide_as_all_rows_do(monkeypatch)
     real = decompose.candidates
 
     def every_structure_rule(draft, ruleset, text):
-        if ruleset is decompose._structure_rules(draft.sats):
-            # each structure row searched, heaviest first, as before the gate
+        if ruleset is decompose._structure_rules(draft.sats, draft.language):
+            # each structure row of the language searched, heaviest first, as before the gate
             rows = decompose.cue_rules(draft.sats, "decomposition")
-            rows = [r for r in rows if decompose._kind(r) not in ("ref", "")]
+            rows = [
+                r
+                for r in rows
+                if decompose._kind(r) not in ("ref", "") and r.language in (draft.language, "*")
+            ]
             return sorted(rows, key=lambda r: -r.weight)
         return real(draft, ruleset, text)
 

@@ -97,9 +97,7 @@ def decompose(draft: Draft) -> None:
         return
     case_blind = _is_case_blind(draft)
     # Only the rows the literal gate lets through can match; in weight order, as before.
-    for rule in candidates(draft, _structure_rules(draft.sats), text):
-        if rule.language not in (draft.language, "*"):
-            continue
+    for rule in candidates(draft, _structure_rules(draft.sats, draft.language), text):
         if case_blind and "(?-i:" in rule.pattern.pattern:
             continue
         match = search(draft, rule, text)
@@ -122,16 +120,18 @@ def _kind(rule: Rule) -> str:
     )
 
 
-def _structure_rules(sats: Satellites) -> RuleSet:
-    """The decomposition rows that decide a structure, heaviest first, behind their gate
-    (which reads the family's: `within`)."""
+def _structure_rules(sats: Satellites, language: str | None) -> RuleSet:
+    """The decomposition rows of a language (and `*`) that decide a structure, heaviest
+    first, behind their gate (which reads the family's: `within`). Per language, so that
+    an English question never runs the alternation of the Spanish rows the gate cannot read."""
 
     def build(s: Satellites) -> RuleSet:
         family = cue_rules(s, "decomposition")
         rules = [r for r in family if _kind(r) not in ("ref", "")]
-        return make_ruleset(sorted(rules, key=lambda r: -r.weight), family)
+        every = sorted(rules, key=lambda r: -r.weight)
+        return make_ruleset([r for r in every if r.language in (language, "*")], family)
 
-    return sats.cached("decomposition_rules", build)
+    return sats.cached(f"decomposition_rules:{language}", build)
 
 
 def _is_case_blind(draft: Draft) -> bool:
