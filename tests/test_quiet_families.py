@@ -123,3 +123,74 @@ def test_decomposition_rows_behind_their_gate_decide_as_all_rows_do(monkeypatch)
     monkeypatch.setattr(decompose, "candidates", every_structure_rule)
     for question in COMPOUND:
         assert _row(question, {}) == gated[question], question
+
+
+CLARIFY_AND_EXPLICIT = QUESTIONS + [
+    "Tell me more",
+    "Compare",
+    "Compare them",
+    "What about that one?",
+    "What changed in the latest one?",
+    "And last year?",
+    "Tell me about the exclusions",
+    "Tell me about Vanuatu",
+    "limit",
+    "What is the limit?",
+    "Is it covered?",
+    'Search for "flood damage" in the policy.',
+    "Search for flood, fire and theft in the contract.",
+    "Look up the terms 'deductible', 'excess' and 'franchise'.",
+    "Keywords: premium, renewal; cancellation",
+    "What does «clause pénale» mean?",
+    "Cherche les mots-clés prime, franchise et résiliation dans le contrat.",
+    "Dis-m'en plus",
+    "Et l'année dernière ?",
+    "Comparer",
+    "Que dit « la garantie » ?",
+    "Busca las palabras clave prima, deducible y franquicia en el contrato.",
+    "¿Y el último?",
+    "Compara",
+    "¿Qué dice `anexo B` sobre „daños“?",
+]
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"context": ["What is the premium?"]}], ids=["none", "ctx"]
+)
+def test_clarify_and_explicit_behind_one_gate_decide_as_every_row_does(monkeypatch, options):
+    """`clarify` and `explicit_keywords` ask one gate for their two families; with every
+    row of both families run instead (no gate), every row stays the same."""
+    from quaestio.analysis import clarify, explicit
+
+    gated = {q: _row(q, options) for q in CLARIFY_AND_EXPLICIT}
+    real_clarify, real_explicit = clarify.candidates, explicit.candidates
+
+    def every_clarify_row(draft, ruleset, text):
+        if ruleset is clarify._rows(draft.sats, draft.language):
+            return [
+                r
+                for f in ("clarification", "deictic")
+                for r in clarify.language_rules(draft.sats, f, draft.language)
+            ]
+        return real_clarify(draft, ruleset, text)
+
+    def every_explicit_row(draft, ruleset, text):
+        if ruleset is explicit._rows(draft.sats):
+            return [
+                r
+                for f in ("explicit_quote", "explicit_list")
+                for r in explicit.cue_rules(draft.sats, f)
+            ]
+        return real_explicit(draft, ruleset, text)
+
+    monkeypatch.setattr(clarify, "candidates", every_clarify_row)
+    monkeypatch.setattr(explicit, "candidates", every_explicit_row)
+    reached = set()
+    for question in CLARIFY_AND_EXPLICIT:
+        row = _row(question, options)
+        assert row == gated[question], question
+        reached |= {k["rule_id"].split("_")[0] for k in row["keywords"] if k.get("rule_id")}
+        reached.add((row["clarification"] or {}).get("ambiguity_reason"))
+    # the questions reach both families of each step (an earlier turn resolves a reference)
+    both = {"quote", "list"} | (set() if options else {"deictic_reference", "missing_object"})
+    assert both <= reached
