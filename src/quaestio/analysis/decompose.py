@@ -95,11 +95,14 @@ def decompose(draft: Draft) -> None:
     compound = language_rules(draft.sats, "compound", draft.language)
     if not any(search(draft, rule, text) for rule in candidates(draft, compound, text)):
         return
-    case_blind = _is_case_blind(draft)
+    case_blind = None  # read at the first row that tests capitals
     # Only the rows the literal gate lets through can match; in weight order, as before.
     for rule in candidates(draft, _structure_rules(draft.sats, draft.language), text):
-        if case_blind and "(?-i:" in rule.pattern.pattern:
-            continue
+        if "(?-i:" in rule.pattern.pattern:
+            if case_blind is None:
+                case_blind = _is_case_blind(draft)
+            if case_blind:
+                continue
         match = search(draft, rule, text)
         decision = _HANDLERS[_kind(rule)](draft, rule, match) if match else None
         if decision is None:
@@ -134,6 +137,16 @@ def _structure_rules(sats: Satellites, language: str | None) -> RuleSet:
     return sats.cached(f"decomposition_rules:{language}", build)
 
 
+def _ref_rules(sats: Satellites, language: str | None) -> tuple[Rule, ...]:
+    """The `ref` rows of a language (and `*`), in table order."""
+
+    def build(s: Satellites) -> tuple[Rule, ...]:
+        rows = cue_rules(s, "decomposition")
+        return tuple(r for r in rows if _kind(r) == "ref" and r.language in (language, "*"))
+
+    return sats.cached(f"decomposition_rules:ref:{language}", build)
+
+
 def _is_case_blind(draft: Draft) -> bool:
     """Title Case or capitals only: function words inside the sentence are capitalized too."""
     if draft.original.isupper():
@@ -157,6 +170,7 @@ def _conditional(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
 
 # The thing asked about stands in for a pronoun of the follow-up ("how long is it?").
 _PRONOUN = regex.compile(r"\b(?:it|they|them)\b(?!['’])", regex.I)
+_INDEFINITE = regex.compile(r"^(?:a|an|any)\s+", regex.I)
 
 
 def _if_so(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
@@ -167,7 +181,7 @@ def _if_so(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     if len(tokenize(follow)) < 2 or not thing:
         return None
     if _PRONOUN.search(follow):
-        named = regex.sub(r"^(?:a|an|any)\s+", "the ", thing, flags=regex.I)
+        named = _INDEFINITE.sub("the ", thing)
         follow = _PRONOUN.sub(lambda _: named, follow, count=1)
     else:
         follow = f"{follow} ({thing})"
@@ -194,14 +208,7 @@ def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     pattern = rule.required_target()
     if pattern == DecompositionPattern.INDEPENDENT.value:
         back = next(
-            (
-                r
-                for r in cue_rules(draft.sats, "decomposition")
-                if _kind(r) == "ref"
-                and r.language in (draft.language, "*")
-                and search(draft, r, text)
-            ),
-            None,
+            (r for r in _ref_rules(draft.sats, draft.language) if search(draft, r, text)), None
         )
         if back is not None:
             pattern = back.required_target()
