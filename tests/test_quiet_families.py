@@ -11,7 +11,7 @@ import pytest
 
 from quaestio import parse_question
 from quaestio.analysis import hints, scope
-from quaestio.analysis.rules import Rule, make_ruleset
+from quaestio.analysis.rules import Rule, language_rules, make_ruleset
 from quaestio.satellites.facts import LazyPattern
 
 QUESTIONS = [
@@ -170,7 +170,7 @@ def test_clarify_and_explicit_behind_one_gate_decide_as_every_row_does(monkeypat
             return [
                 r
                 for f in ("clarification", "deictic")
-                for r in clarify.language_rules(draft.sats, f, draft.language)
+                for r in language_rules(draft.sats, f, draft.language)
             ]
         return real_clarify(draft, ruleset, text)
 

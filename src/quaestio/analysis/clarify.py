@@ -24,13 +24,14 @@ from ..satellites import Satellites
 from ..types import KeywordSource
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, RuleSet, candidates, cue_rules, language_rules, search, union_rules
+from .rules import Rule, RuleSet, candidates, cue_rules, make_ruleset, search, union_rules
 from .text import fold
 
 _OTHER_CONTENT_WORDS = {"deictic_reference": 1, "ambiguous_concept": 0}
 # Resolved by any earlier turn of the conversation: the reader can look back.
 _CONTEXT_RESOLVES = {"deictic_reference", "missing_object", "too_short"}
 _STRONG_METHODS = {"definition_overlap"}
+_FAMILIES = ("clarification", "deictic")
 
 
 def clarify(draft: Draft) -> None:
@@ -78,13 +79,17 @@ def _from_rows(draft: Draft):
 
 
 def _rows(sats: Satellites, language: str | None) -> RuleSet:
-    """The `clarification` rows, then the `deictic` ones, of a language behind one gate:
-    one lookup tells a question that no row can match."""
-    return union_rules(
-        sats,
-        f"clarify:{language}",
-        lambda s: (language_rules(s, f, language) for f in ("clarification", "deictic")),
-    )
+    """The `clarification` rows, then the `deictic` ones, of a language (and `*`; all of
+    them for None) behind one gate: one lookup tells a question that no row can match. The
+    gate reads the two families' union (`within`), so a new language adds no literals and
+    does not rebuild the shared automaton."""
+
+    def build(s: Satellites) -> RuleSet:
+        every = union_rules(s, "clarify", lambda s: (cue_rules(s, f) for f in _FAMILIES))
+        fits = [r for r in every if language is None or r.language in (language, "*")]
+        return make_ruleset(fits, every)
+
+    return sats.cached(f"union_rules:clarify:{language}", build)
 
 
 def _term_span(m: regex.Match) -> tuple[int, int]:
