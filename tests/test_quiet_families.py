@@ -99,6 +99,12 @@ COMPOUND = [
     "¿Cuál es la prima y, en caso afirmativo, cuándo se paga?",
     "Compare the premium of plan A with plan B.",
     "What is the deductible, and when is it due?",
+    "What is the premium? What is the deductible?",  # a row of every language (`*`)
+    "Quelle est la prime ? Quelle est la franchise ?",
+    "¿Cuál es la prima? ¿Cuál es el deducible?",
+    "¿Cuáles son las exclusiones y limitaciones?",
+    "¿Quién es el asegurado y cuál es su domicilio?",
+    "¿Qué firmaron Acme y Globex en 2023?",  # a row the gate cannot read (Spanish)
 ]
 
 
