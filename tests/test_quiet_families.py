@@ -11,7 +11,7 @@ import pytest
 
 from quaestio import parse_question
 from quaestio.analysis import hints, scope
-from quaestio.analysis.rules import Rule, make_ruleset
+from quaestio.analysis.rules import Rule, language_rules, make_ruleset
 from quaestio.satellites.facts import LazyPattern
 
 QUESTIONS = [
@@ -99,6 +99,12 @@ COMPOUND = [
     "¿Cuál es la prima y, en caso afirmativo, cuándo se paga?",
     "Compare the premium of plan A with plan B.",
     "What is the deductible, and when is it due?",
+    "What is the premium? What is the deductible?",  # a row of every language (`*`)
+    "Quelle est la prime ? Quelle est la franchise ?",
+    "¿Cuál es la prima? ¿Cuál es el deducible?",
+    "¿Cuáles son las exclusiones y limitaciones?",
+    "¿Quién es el asegurado y cuál es su domicilio?",
+    "¿Qué firmaron Acme y Globex en 2023?",  # a row the gate cannot read (Spanish)
 ]
 
 
@@ -109,13 +115,88 @@ def test_decomposition_rows_behind_their_gate_decide_as_all_rows_do(monkeypatch)
     real = decompose.candidates
 
     def every_structure_rule(draft, ruleset, text):
-        if ruleset is decompose._structure_rules(draft.sats):
-            # each structure row searched, heaviest first, as before the gate
+        if ruleset is decompose._structure_rules(draft.sats, draft.language):
+            # each structure row of the language searched, heaviest first, as before the gate
             rows = decompose.cue_rules(draft.sats, "decomposition")
-            rows = [r for r in rows if decompose._kind(r) not in ("ref", "")]
+            rows = [
+                r
+                for r in rows
+                if decompose._kind(r) not in ("ref", "") and r.language in (draft.language, "*")
+            ]
             return sorted(rows, key=lambda r: -r.weight)
         return real(draft, ruleset, text)
 
     monkeypatch.setattr(decompose, "candidates", every_structure_rule)
     for question in COMPOUND:
         assert _row(question, {}) == gated[question], question
+
+
+CLARIFY_AND_EXPLICIT = QUESTIONS + [
+    "Tell me more",
+    "Compare",
+    "Compare them",
+    "What about that one?",
+    "What changed in the latest one?",
+    "And last year?",
+    "Tell me about the exclusions",
+    "Tell me about Vanuatu",
+    "limit",
+    "What is the limit?",
+    "Is it covered?",
+    'Search for "flood damage" in the policy.',
+    "Search for flood, fire and theft in the contract.",
+    "Look up the terms 'deductible', 'excess' and 'franchise'.",
+    "Keywords: premium, renewal; cancellation",
+    "What does «clause pénale» mean?",
+    "Cherche les mots-clés prime, franchise et résiliation dans le contrat.",
+    "Dis-m'en plus",
+    "Et l'année dernière ?",
+    "Comparer",
+    "Que dit « la garantie » ?",
+    "Busca las palabras clave prima, deducible y franquicia en el contrato.",
+    "¿Y el último?",
+    "Compara",
+    "¿Qué dice `anexo B` sobre „daños“?",
+]
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"context": ["What is the premium?"]}], ids=["none", "ctx"]
+)
+def test_clarify_and_explicit_behind_one_gate_decide_as_every_row_does(monkeypatch, options):
+    """`clarify` and `explicit_keywords` ask one gate for their two families; with every
+    row of both families run instead (no gate), every row stays the same."""
+    from quaestio.analysis import clarify, explicit
+
+    gated = {q: _row(q, options) for q in CLARIFY_AND_EXPLICIT}
+    real_clarify, real_explicit = clarify.candidates, explicit.candidates
+
+    def every_clarify_row(draft, ruleset, text):
+        if ruleset is clarify._rows(draft.sats, draft.language):
+            return [
+                r
+                for f in ("clarification", "deictic")
+                for r in language_rules(draft.sats, f, draft.language)
+            ]
+        return real_clarify(draft, ruleset, text)
+
+    def every_explicit_row(draft, ruleset, text):
+        if ruleset is explicit._rows(draft.sats):
+            return [
+                r
+                for f in ("explicit_quote", "explicit_list")
+                for r in explicit.cue_rules(draft.sats, f)
+            ]
+        return real_explicit(draft, ruleset, text)
+
+    monkeypatch.setattr(clarify, "candidates", every_clarify_row)
+    monkeypatch.setattr(explicit, "candidates", every_explicit_row)
+    reached = set()
+    for question in CLARIFY_AND_EXPLICIT:
+        row = _row(question, options)
+        assert row == gated[question], question
+        reached |= {k["rule_id"].split("_")[0] for k in row["keywords"] if k.get("rule_id")}
+        reached.add((row["clarification"] or {}).get("ambiguity_reason"))
+    # the questions reach both families of each step (an earlier turn resolves a reference)
+    both = {"quote", "list"} | (set() if options else {"deictic_reference", "missing_object"})
+    assert both <= reached

@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import regex
 
+from ..satellites import Satellites
 from ..types import KeywordSource
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, candidates, cue_rules, language_rules, search
+from .rules import Rule, RuleSet, candidates, cue_rules, make_ruleset, search, union_rules
 from .text import fold
 
 _OTHER_CONTENT_WORDS = {"deictic_reference": 1, "ambiguous_concept": 0}
 # Resolved by any earlier turn of the conversation: the reader can look back.
 _CONTEXT_RESOLVES = {"deictic_reference", "missing_object", "too_short"}
 _STRONG_METHODS = {"definition_overlap"}
+_FAMILIES = ("clarification", "deictic")
 
 
 def clarify(draft: Draft) -> None:
@@ -61,12 +63,10 @@ def _has_context(draft: Draft) -> bool:
 
 def _from_rows(draft: Draft):
     """The strongest `clarification` or `deictic` row that matches and is not resolved."""
-    rules = [
-        r
-        for f in ("clarification", "deictic")
-        for r in candidates(draft, language_rules(draft.sats, f, draft.language), draft.original)
-    ]
-    for rule in sorted(rules, key=lambda r: -r.weight):
+    rules = candidates(draft, _rows(draft.sats, draft.language), draft.original)
+    if len(rules) > 1:
+        rules.sort(key=lambda r: -r.weight)
+    for rule in rules:
         m = search(draft, rule, draft.original)
         if m is None:
             continue
@@ -76,6 +76,20 @@ def _from_rows(draft: Draft):
             continue
         return reason, _term(draft, span, reason), [], [f"cues:{rule.rule_id}"]
     return None
+
+
+def _rows(sats: Satellites, language: str | None) -> RuleSet:
+    """The `clarification` rows, then the `deictic` ones, of a language (and `*`; all of
+    them for None) behind one gate: one lookup tells a question that no row can match. The
+    gate reads the two families' union (`within`), so a new language adds no literals and
+    does not rebuild the shared automaton."""
+
+    def build(s: Satellites) -> RuleSet:
+        every = union_rules(s, "clarify", lambda s: (cue_rules(s, f) for f in _FAMILIES))
+        fits = [r for r in every if language is None or r.language in (language, "*")]
+        return make_ruleset(fits, every)
+
+    return sats.cached(f"union_rules:clarify:{language}", build)
 
 
 def _term_span(m: regex.Match) -> tuple[int, int]:
@@ -154,7 +168,7 @@ def _content_words(draft: Draft, span: tuple[int, int]) -> list[str]:
 
 
 def _ambiguous(draft: Draft):
-    if _has_terms(draft):
+    if not draft.ambiguous or _has_terms(draft):
         return None
     for amb in draft.ambiguous:
         if amb.method in _STRONG_METHODS:

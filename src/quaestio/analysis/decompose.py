@@ -95,13 +95,14 @@ def decompose(draft: Draft) -> None:
     compound = language_rules(draft.sats, "compound", draft.language)
     if not any(search(draft, rule, text) for rule in candidates(draft, compound, text)):
         return
-    case_blind = _is_case_blind(draft)
+    case_blind = None  # read at the first row that tests capitals
     # Only the rows the literal gate lets through can match; in weight order, as before.
-    for rule in candidates(draft, _structure_rules(draft.sats), text):
-        if rule.language not in (draft.language, "*"):
-            continue
-        if case_blind and "(?-i:" in rule.pattern.pattern:
-            continue
+    for rule in candidates(draft, _structure_rules(draft.sats, draft.language), text):
+        if "(?-i:" in rule.pattern.pattern:
+            if case_blind is None:
+                case_blind = _is_case_blind(draft)
+            if case_blind:
+                continue
         match = search(draft, rule, text)
         decision = _HANDLERS[_kind(rule)](draft, rule, match) if match else None
         if decision is None:
@@ -122,16 +123,28 @@ def _kind(rule: Rule) -> str:
     )
 
 
-def _structure_rules(sats: Satellites) -> RuleSet:
-    """The decomposition rows that decide a structure, heaviest first, behind their gate
-    (which reads the family's: `within`)."""
+def _structure_rules(sats: Satellites, language: str | None) -> RuleSet:
+    """The decomposition rows of a language (and `*`) that decide a structure, heaviest
+    first, behind their gate (which reads the family's: `within`). Per language, so that
+    an English question never runs the alternation of the Spanish rows the gate cannot read."""
 
     def build(s: Satellites) -> RuleSet:
         family = cue_rules(s, "decomposition")
         rules = [r for r in family if _kind(r) not in ("ref", "")]
-        return make_ruleset(sorted(rules, key=lambda r: -r.weight), family)
+        every = sorted(rules, key=lambda r: -r.weight)
+        return make_ruleset([r for r in every if r.language in (language, "*")], family)
 
-    return sats.cached("decomposition_rules", build)
+    return sats.cached(f"decomposition_rules:{language}", build)
+
+
+def _ref_rules(sats: Satellites, language: str | None) -> tuple[Rule, ...]:
+    """The `ref` rows of a language (and `*`), in table order."""
+
+    def build(s: Satellites) -> tuple[Rule, ...]:
+        rows = cue_rules(s, "decomposition")
+        return tuple(r for r in rows if _kind(r) == "ref" and r.language in (language, "*"))
+
+    return sats.cached(f"decomposition_rules:ref:{language}", build)
 
 
 def _is_case_blind(draft: Draft) -> bool:
@@ -157,6 +170,7 @@ def _conditional(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
 
 # The thing asked about stands in for a pronoun of the follow-up ("how long is it?").
 _PRONOUN = regex.compile(r"\b(?:it|they|them)\b(?!['’])", regex.I)
+_INDEFINITE = regex.compile(r"^(?:a|an|any)\s+", regex.I)
 
 
 def _if_so(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
@@ -167,7 +181,7 @@ def _if_so(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     if len(tokenize(follow)) < 2 or not thing:
         return None
     if _PRONOUN.search(follow):
-        named = regex.sub(r"^(?:a|an|any)\s+", "the ", thing, flags=regex.I)
+        named = _INDEFINITE.sub("the ", thing)
         follow = _PRONOUN.sub(lambda _: named, follow, count=1)
     else:
         follow = f"{follow} ({thing})"
@@ -194,14 +208,7 @@ def _split(draft: Draft, rule: Rule, m: regex.Match) -> Decision | None:
     pattern = rule.required_target()
     if pattern == DecompositionPattern.INDEPENDENT.value:
         back = next(
-            (
-                r
-                for r in cue_rules(draft.sats, "decomposition")
-                if _kind(r) == "ref"
-                and r.language in (draft.language, "*")
-                and search(draft, r, text)
-            ),
-            None,
+            (r for r in _ref_rules(draft.sats, draft.language) if search(draft, r, text)), None
         )
         if back is not None:
             pattern = back.required_target()

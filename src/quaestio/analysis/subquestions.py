@@ -10,11 +10,13 @@ from functools import lru_cache
 
 import regex
 
+from ..satellites import Satellites
 from .draft import Draft
 from .rules import Rule, cue_rules, search
 
 _SPACES = regex.compile(r"\s{2,}|\s+(?=[,;:](?:\s|$))")
 _END_MARK = regex.compile(r"\s*([?.!])\s*$")
+_SPACED_MARK = regex.compile(r"\s[?!]")
 _STRIP = " \t\n,;:"
 
 
@@ -42,7 +44,7 @@ def _typography(original: str) -> tuple[str, bool, bool]:
     return (
         end.group(1) if end else "",
         "¿" in original,
-        regex.search(r"\s[?!]", original) is not None,
+        _SPACED_MARK.search(original) is not None,
     )
 
 
@@ -74,22 +76,26 @@ def wrap(draft: Draft, phrase: str) -> tuple[str, Rule] | None:
     the row's pattern is cut from the phrase ("du pays" -> "Quel est le {} ?" -> "le pays").
     """
     phrase = _lower_leading_article(draft, phrase.strip(_STRIP + "?"))
-    rules = sorted(
-        (
-            r
-            for r in cue_rules(draft.sats, "decomposition_template")
-            if r.language in (draft.language, "*") and r.target
-        ),
-        key=lambda r: -r.weight,
-    )
-    for rule in rules:
+    for rule in _templates(draft.sats, draft.language):
         found = search(draft, rule, phrase)
         if found is None:
             continue
         if "drop" in rule.pattern.groupindex and found.start("drop") >= 0:
             phrase = (phrase[: found.start("drop")] + phrase[found.end("drop") :]).strip()
-        return rule.target.replace("{}", phrase), rule
+        return rule.required_target().replace("{}", phrase), rule
     return None
+
+
+def _templates(sats: Satellites, language: str | None) -> tuple[Rule, ...]:
+    """The `decomposition_template` rows of a language (and `*`) with a target, heaviest
+    first: sorted once, not once per item asked about."""
+
+    def build(s: Satellites) -> tuple[Rule, ...]:
+        rows = cue_rules(s, "decomposition_template")
+        fits = (r for r in rows if r.language in (language, "*") and r.target)
+        return tuple(sorted(fits, key=lambda r: -r.weight))
+
+    return sats.cached(f"decomposition_rules:templates:{language}", build)
 
 
 def _lower_leading_article(draft: Draft, phrase: str) -> str:

@@ -14,6 +14,8 @@ lemmas, so "limitations" is the term "limitation"); the row's section becomes th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..satellites import Satellites
 from .draft import Draft
 from .language import stopwords_for
@@ -39,9 +41,9 @@ def shared_concept(draft: Draft, spans: list[tuple[int, int]]) -> str | None:
 
 def _names(draft: Draft, span: tuple[int, int], concept: str, stop: frozenset[str]) -> bool:
     words = [
-        (t, draft.folded(i))
+        (t, word)
         for i, t in enumerate(draft.tokens)
-        if span[0] <= t.start < span[1] and draft.folded(i) not in stop
+        if span[0] <= t.start < span[1] and (word := draft.folded(i)) not in stop
     ]
     matched = [
         (k["span_start"], k["span_end"])
@@ -82,20 +84,36 @@ def section_pair(draft: Draft, spans: list[tuple[int, int]]) -> dict | None:
         return None
     stop = stopwords_for(draft.sats, draft.language)
     words = [_lemmas(draft, span, stop) for span in spans]
+    named: dict[tuple[tuple[int, int], str], bool] = {}  # (span, concept): the rows share sides
+
+    def names(span: tuple[int, int], concept: str) -> bool:
+        if (span, concept) not in named:
+            named[span, concept] = _names(draft, span, concept, stop)
+        return named[span, concept]
+
     for row in _pair_rows(draft.sats, draft.language) + _pair_rows(draft.sats, "*"):
-        sides = [_side(draft, span, item, row, stop) for span, item in zip(spans, words)]
-        if None not in sides and {"a", "b"} <= set(sides):
-            return row
+        sides = set()
+        for span, item in zip(spans, words):
+            side = _side(span, item, row, names)
+            if side is None:
+                break
+            sides.add(side)
+        else:
+            if {"a", "b"} <= sides:
+                return row
     return None
 
 
 def _side(
-    draft: Draft, span: tuple[int, int], item: tuple[str, ...], row: dict, stop: frozenset[str]
+    span: tuple[int, int],
+    item: tuple[str, ...],
+    row: dict,
+    names: Callable[[tuple[int, int], str], bool],
 ) -> str | None:
     for side in ("a", "b"):
         value = row[side]
         if value in row["concepts"]:
-            if _names(draft, span, value, stop):
+            if names(span, value):
                 return side
         elif item and item == row[f"{side}_lemmas"]:
             return side
