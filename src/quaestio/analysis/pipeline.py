@@ -340,7 +340,7 @@ def run_steps_together(
 # Drafts that go through the steps together. The text memos (`memo.TEXTS` entries, emptied
 # when full) must still hold a draft's answers when its next step asks: a question is asked
 # about under several texts (as typed, casefolded, corrected, its sub-questions).
-_WINDOW = max(1, TEXTS // 4)
+_WINDOW = max(1, TEXTS // 8)
 
 
 def _run_step(draft: Draft, step: Step) -> None:
