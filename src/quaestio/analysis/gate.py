@@ -6,28 +6,22 @@ any match must contain is cheaper, question after question, than running every p
 one big alternation. Every gate's literals live in one automaton (`_SharedLiterals`), so a
 question is casefolded and scanned once for all the families that ask about it, however
 many gates it meets; each gate then only looks up which of its own factors were present.
+A literal the pattern bounds by non-word characters (`\\bman\\b`) counts only where the
+text has none beside it: "man" is not in "many".
 """
 
 from __future__ import annotations
 
 import re
 import threading
-import warnings
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import ahocorasick
+import regex
 
-from ..satellites import facts
+from .literals import DIGIT, EDGE, core, is_word, literal_factors, normalise
 from .memo import TEXT_CHARS, TEXTS
 
-if TYPE_CHECKING:
-    import sre_parse  # typeshed has the parser only under its deprecated 3.10 name
-else:
-    import re._parser as sre_parse
-
-# Stands for "any digit" among the literals a pattern needs (`\d`, `\d{4}`): the text is
-# checked for a digit instead of looking the sentinel up in the automaton.
-DIGIT = "\x00digit"
 _HAS_DIGIT = re.compile(r"\d")
 # Each memo keeps up to `memo.TEXTS` texts, then is emptied and starts again; a longer text
 # than `memo.TEXT_CHARS` (a passage scanned for confirmation) is not kept: a question is
@@ -87,15 +81,27 @@ class _SharedLiterals:
             self._build()
 
     def present(self, folded: str) -> int:
-        """The factors (of every gate) one of whose literals occurs in `folded`."""
+        """The factors (of every gate) one of whose literals occurs in `folded`: with no
+        word character beside it, on the sides where its `EDGE`s say so."""
         automaton, digit, memo = self._state or self._build()
         found = memo.get(folded)
         if found is not None:
             return found
         found = 0
         if len(automaton):
-            for _, bits in automaton.iter(folded):
-                found |= bits
+            text = normalise(folded)
+            last = len(text) - 1
+            for end, bits in automaton.iter(text):
+                if bits.__class__ is int:
+                    found |= bits
+                    continue
+                free, left, right, both, size = bits
+                start = end - size + 1
+                open_left = start == 0 or not _word(text[start - 1])
+                open_right = end == last or not _word(text[end + 1])
+                found |= free | (left if open_left else 0) | (right if open_right else 0)
+                if open_left and open_right:
+                    found |= both
         if digit and _HAS_DIGIT.search(folded):
             found |= digit
         if len(folded) <= TEXT_CHARS:
@@ -107,14 +113,34 @@ class _SharedLiterals:
     def _build(self) -> tuple[ahocorasick.Automaton, int, dict[str, int]]:
         with self._lock:
             if self._state is None:
-                automaton = ahocorasick.Automaton()
+                # a string found in the text -> the factors it satisfies there: an int when
+                # none of its literals is bounded (most), else the factors it satisfies
+                # anywhere, with no word character on its left, on its right, on both sides
+                by_core: dict[str, list[int]] = {}
                 for literal, bits in self._factors.items():
                     if literal != DIGIT:
-                        automaton.add_word(literal, bits)
+                        kind = literal.startswith(EDGE) + 2 * literal.endswith(EDGE)
+                        by_core.setdefault(core(literal), [0, 0, 0, 0])[kind] |= bits
+                automaton = ahocorasick.Automaton()
+                for text, (free, left, right, both) in by_core.items():
+                    value = (free, left, right, both, len(text)) if left | right | both else free
+                    automaton.add_word(text, value)
                 if len(automaton):
                     automaton.make_automaton()
                 self._state = (automaton, self._factors[DIGIT], {})
             return self._state
+
+
+_WORDS: dict[str, bool] = {}  # character -> `literals.is_word`: the same few come back
+
+
+def _word(char: str) -> bool:
+    found = _WORDS.get(char)
+    if found is None:
+        if len(_WORDS) >= 4096:
+            _WORDS.clear()
+        found = _WORDS[char] = is_word(char)
+    return found
 
 
 _LITERALS = _SharedLiterals()
@@ -136,14 +162,15 @@ R = TypeVar("R", bound=_Gated)
 class LiteralGate(Generic[R]):
     """A family's rules behind the shared Aho-Corasick pass over the casefolded question.
 
-    Each pattern is parsed once for its literal factors: sets of strings, one of each must
-    occur in any match (`\\bhow\\s+much\\b` needs "how" and "much"; a head-noun cue needs
-    one of its nouns; `\\d` needs a digit). A rule runs only when all its factors are
-    present, so a question pays for the few rules it can trigger. A combined alternation of
-    the patterns costs more than the rules themselves (the date rows' took 170 µs a
-    question). A pattern it cannot read has no factor: `candidates(free=True)` keeps it
-    (`rules.RuleSet` asks one alternation of those rows first). The "rules" are anything
-    with a compiled `.pattern`: cue rows, or the branches of confirmation patterns.
+    Each pattern is parsed once for its literal factors (`literals`): sets of strings, one
+    of each must occur in any match (`\\bhow\\s+much\\b` needs the words "how much"; a
+    head-noun cue needs one of its nouns as a word; `\\d` needs a digit). A rule runs only
+    when all its factors are present, so a question pays for the few rules it can trigger.
+    A combined alternation of the patterns costs more than the rules themselves (the date
+    rows' took 170 µs a question). A pattern it cannot read has no factor:
+    `candidates(free=True)` keeps it (`rules.RuleSet` asks one alternation of those rows
+    first). The "rules" are anything with a compiled `.pattern`: cue rows, or the branches
+    of confirmation patterns.
 
     Looking a text up costs the factors it holds, not the number of rules: each rule is
     filed under one of its factors and checked only when that one is present. A gate whose
@@ -160,7 +187,7 @@ class LiteralGate(Generic[R]):
         # `_SharedLiterals`); 0 for a rule the gate cannot read
         if within is None:
             self._base, self.needs = _LITERALS.register(
-                [sorted(_literal_factors(r.pattern.pattern), key=_commonness) for r in rules]
+                [sorted(_factors_of(r.pattern), key=_commonness) for r in rules]
             )
         else:
             position = {id(rule): i for i, rule in enumerate(within.rules)}
@@ -210,165 +237,20 @@ class LiteralGate(Generic[R]):
         return list(found)
 
 
+# Flags under which a `\b` is not where `\w` ends: ASCII word characters, or Unicode's
+# word boundaries (`regex.WORD`); a rule compiled with one is read without `EDGE`s.
+_OTHER_WORDS = regex.ASCII | regex.WORD
+
+
+def _factors_of(pattern: _Compiled) -> list[frozenset[str]]:
+    factors = literal_factors(pattern.pattern)
+    if getattr(pattern, "flags", 0) & _OTHER_WORDS:
+        return [frozenset(core(s) for s in f) for f in factors]
+    return factors
+
+
 def _commonness(factor: frozenset[str]) -> tuple[int, int]:
     """How often a factor may be present, roughly: short literals and many of them are
     common. A rule is filed under its rarest factor (the first after sorting), so that a
     question wakes few rules: "percentage" rather than "what"."""
     return (-min(1 if s == DIGIT else len(s) for s in factor), len(factor))
-
-
-_MAX_EXACT = 512  # strings an exact literal set may hold before it stops being tracked
-_MAX_FACTORS = 16  # factors kept for an alternation (each is a union across its branches)
-
-
-# Syntax that `re` would parse differently from `regex` (fuzzy counts, nested sets, branch
-# resets, `regex`-only escapes): such a pattern gets no prefilter and always runs. Case
-# matters: `\n`, `\x41`, `\g<name>` are `re` escapes too; `\p{..}` is read by `_for_re`.
-_REGEX_ONLY = re.compile(r"\{[^}]*[a-z<=>][^}]*\}|\[\[|\(\?\||\\[LXGmMKNV]")
-# What `_for_re` rewrites, outside character classes and escapes: the openers of named
-# groups (a name may repeat across alternatives in `regex`, not in `re`).
-_NAMED_GROUP = re.compile(r"\(\?P?<(?![=!])(\w+)>")
-_PROPERTY = re.compile(r"\\([pP])(?:\{[^}]*\}|[A-Za-z])")
-
-
-def _for_re(pattern: str) -> str:
-    """The pattern in a form `re` parses with the same literals: `\\p{..}` classes become
-    `\\w` (`\\P{..}`: `\\W`), which need no literal either, and a group name seen before
-    (`regex` lets alternatives reuse one) names a plain group, so the pattern stays readable;
-    a back reference still finds the first group of its name, and requires no literal."""
-    out, i, in_class, names = [], 0, False, set()
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\":
-            prop = _PROPERTY.match(pattern, i)
-            if prop:
-                out.append("\\w" if prop.group(1) == "p" else "\\W")
-                i = prop.end()
-                continue
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            out.append(char)
-            i += 1
-            # a "]" first in the class (or after "^") is a literal, not its end
-            if pattern.startswith("^", i):
-                out.append("^")
-                i += 1
-            if pattern.startswith("]", i):
-                out.append("]")
-                i += 1
-            continue
-        elif char == "(" and (named := _NAMED_GROUP.match(pattern, i)):
-            name = named.group(1)
-            out.append("(" if name in names else f"(?P<{name}>")
-            names.add(name)
-            i = named.end()
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
-
-
-def _literal_factors(pattern: str) -> list[frozenset[str]]:
-    # Read once per pattern text, and kept across processes (`satellites.facts`): reading a
-    # pattern costs more than compiling it. The kind names the reading's version.
-    fact = facts.key("literals-v2", pattern)
-    known = facts.get(fact)
-    if isinstance(known, list):
-        return [frozenset(f) for f in known]
-    found = _read_literal_factors(pattern)
-    facts.put(fact, [sorted(f) for f in found])
-    return found
-
-
-def _read_literal_factors(pattern: str) -> list[frozenset[str]]:
-    readable = _for_re(pattern)
-    if _REGEX_ONLY.search(readable):
-        return []
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            exact, factors = _analyse(sre_parse.parse(readable, re.IGNORECASE))
-    except Exception:  # anything `re` cannot read: no prefilter, the rule always runs
-        return []
-    kept = [f for f in factors + ([frozenset(exact)] if exact else []) if _selective(f)]
-    return list(dict.fromkeys(kept))
-
-
-def _analyse(nodes) -> tuple[set[str] | None, list[frozenset[str]]]:
-    """(every string the nodes match exactly, if few; literal sets, one of each required)."""
-    factors: list[frozenset[str]] = []
-    run, whole = {""}, True
-    for op, av in nodes:
-        exact, inner = _item(op, av)
-        if exact is None:
-            factors += inner
-        elif len(run) * len(exact) <= _MAX_EXACT:
-            run = {a + b for a in run for b in exact}
-            continue
-        whole = False
-        if "" not in run:
-            factors.append(frozenset(run))
-        run = set(exact) if exact is not None else {""}
-    if "" not in run:
-        factors.append(frozenset(run))
-    return (run if whole else None), factors
-
-
-def _item(op, av) -> tuple[set[str] | None, list[frozenset[str]]]:
-    name = str(op)
-    if name == "LITERAL":
-        return {chr(av).casefold()}, []
-    if name in ("AT", "ASSERT", "ASSERT_NOT"):
-        return {""}, []
-    if name == "SUBPATTERN":
-        return _analyse(av[3])
-    if name == "ATOMIC_GROUP":
-        return _analyse(av)
-    if name == "IN" and [(str(o), str(v)) for o, v in av] == [("CATEGORY", "CATEGORY_DIGIT")]:
-        return None, [frozenset({DIGIT})]
-    if name == "IN" and all(str(o) == "LITERAL" for o, _ in av) and len(av) <= 8:
-        return {chr(c).casefold() for _, c in av}, []
-    if name == "BRANCH":
-        branches = [_analyse(b) for b in av[1]]
-        exacts = [e for e, _ in branches]
-        known = [e for e in exacts if e is not None]
-        union = set().union(*known) if len(known) == len(exacts) else None
-        return (union if union is not None and len(union) <= _MAX_EXACT else None), _either(
-            branches
-        )
-    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-        low, high, sub = av
-        exact, inner = _analyse(sub)
-        if low == 0:
-            return (exact | {""} if exact is not None and high == 1 else None), []
-        required = inner + ([frozenset(exact)] if exact and "" not in exact else [])
-        return (exact if low == high == 1 else None), required
-    return None, []
-
-
-def _either(branches) -> list[frozenset[str]]:
-    """What one of several alternatives requires: a factor of each, pairwise united."""
-    options = []
-    for exact, factors in branches:
-        own = [
-            f
-            for f in factors + ([frozenset(exact)] if exact and "" not in exact else [])
-            if _selective(f)
-        ]
-        if not own:
-            return []
-        options.append(sorted(own, key=lambda f: (-min(map(len, f)), len(f)))[:3])
-    combined: list[frozenset[str]] = [frozenset()]
-    for own in options:
-        combined = [c | f for c in combined for f in own][:_MAX_FACTORS]
-    return combined
-
-
-def _selective(factor: frozenset[str]) -> bool:
-    # A lone letter or digit is in nearly every question; a lone "%" or "?" is not.
-    return bool(factor) and all(len(s) >= 2 or (s and not s.isalnum()) for s in factor)
