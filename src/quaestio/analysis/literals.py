@@ -39,7 +39,12 @@ _MARKS = _B + _L + _R
 _SPACES = regex.compile(r"\s+")
 _WORD = regex.compile(r"\w")
 
-_MAX_EXACT = 512  # strings an exact literal set may hold before it stops being tracked
+# Strings an exact literal set may hold before it stops being tracked: a product of two
+# sets, or a set grown by an alternation or a small set (a space before a word list, an
+# optional plural after it), which adds strings without multiplying them: a head-noun
+# list keeps its space and its `\b` and so becomes a word list.
+_MAX_EXACT = 512
+_MAX_GROWN = 4096
 _MAX_FACTORS = 16  # factors kept for an alternation (each is a union across its branches)
 _PASS = "pass"  # a nullable non-word run (`\W*`): bounded after it if bounded before it
 
@@ -127,7 +132,7 @@ def literal_factors(pattern: str) -> list[frozenset[str]]:
     # Read once per pattern text, and kept across processes (`satellites.facts`): reading a
     # pattern costs more than compiling it. The kind names the reading's version (one no
     # other reading of the shared cache file has used: a stale kind would be trusted).
-    fact = facts.key("literals-edges-1", pattern)
+    fact = facts.key("literals-edges-2", pattern)
     known = facts.get(fact)
     if isinstance(known, list):
         return [frozenset(f) for f in known]
@@ -161,7 +166,7 @@ def _analyse(nodes) -> _Reading:
     for op, av in nodes:
         item = _item(op, av)
         if item.exact is not None:
-            if len(run) * len(item.exact) <= _MAX_EXACT:
+            if _fits(len(run), len(item.exact)):
                 run = {_join(a, b) for a in run for b in item.exact}
                 continue
             after = _open_start(item.exact, False)
@@ -187,6 +192,11 @@ def _analyse(nodes) -> _Reading:
     if lead is None:
         lead = _open_start(run, False)
     return _Reading(run if whole else None, factors, lead, _open_end(run))
+
+
+def _fits(size: int, more: int) -> bool:
+    product = size * more
+    return product <= _MAX_EXACT or (min(size, more) <= 3 and product <= _MAX_GROWN)
 
 
 def _item(op, av) -> _Reading:
@@ -268,7 +278,7 @@ def _branch(branches: list[_Reading]) -> _Reading:
     exacts = [b.exact for b in branches]
     known = [e for e in exacts if e is not None]
     union = set().union(*known) if len(known) == len(exacts) else None
-    if union is not None and len(union) <= _MAX_EXACT:
+    if union is not None and len(union) <= _MAX_GROWN:
         return _Reading(union, [])
     leads = [_open_start(b.exact, False) if b.exact is not None else b.lead for b in branches]
     trails = [_open_end(b.exact) if b.exact is not None else b.trail for b in branches]
