@@ -90,18 +90,22 @@ class _SharedLiterals:
         found = 0
         if len(automaton):
             text = normalise(folded)
-            last = len(text) - 1
+            last, words = len(text) - 1, ""
             for end, bits in automaton.iter(text):
                 if bits.__class__ is int:
                     found |= bits
                     continue
-                free, left, right, both, size = bits
+                if not words:  # "w" where the text has a word character (C-speed lookups)
+                    words = text.translate(_WORDNESS)
+                size, closed, left, right, both = bits
                 start = end - size + 1
-                open_left = start == 0 or not _word(text[start - 1])
-                open_right = end == last or not _word(text[end + 1])
-                found |= free | (left if open_left else 0) | (right if open_right else 0)
-                if open_left and open_right:
-                    found |= both
+                open_right = end == last or words[end + 1] != "w"
+                if start == 0 or words[start - 1] != "w":
+                    found |= both if open_right else left
+                elif open_right:
+                    found |= right
+                elif closed:
+                    found |= closed
         if digit and _HAS_DIGIT.search(folded):
             found |= digit
         if len(folded) <= TEXT_CHARS:
@@ -114,8 +118,9 @@ class _SharedLiterals:
         with self._lock:
             if self._state is None:
                 # a string found in the text -> the factors it satisfies there: an int when
-                # none of its literals is bounded (most), else the factors it satisfies
-                # anywhere, with no word character on its left, on its right, on both sides
+                # none of its literals is bounded (most), else its length and what it
+                # satisfies with word characters on both sides, with none on its left, on
+                # its right, on either side (one `|=` a hit: the ints are a bit per factor)
                 by_core: dict[str, list[int]] = {}
                 for literal, bits in self._factors.items():
                     if literal != DIGIT:
@@ -123,24 +128,35 @@ class _SharedLiterals:
                         by_core.setdefault(core(literal), [0, 0, 0, 0])[kind] |= bits
                 automaton = ahocorasick.Automaton()
                 for text, (free, left, right, both) in by_core.items():
-                    value = (free, left, right, both, len(text)) if left | right | both else free
-                    automaton.add_word(text, value)
+                    if left | right | both:
+                        value = (
+                            len(text),
+                            free,
+                            free | left,
+                            free | right,
+                            free | left | right | both,
+                        )
+                        automaton.add_word(text, value)
+                    else:
+                        automaton.add_word(text, free)
                 if len(automaton):
                     automaton.make_automaton()
                 self._state = (automaton, self._factors[DIGIT], {})
             return self._state
 
 
-_WORDS: dict[str, bool] = {}  # character -> `literals.is_word`: the same few come back
+class _Wordness(dict):
+    """Code point -> "w" for a word character (`literals.is_word`), " " for another: the
+    table `str.translate` marks a text's word characters with, filled as they come."""
+
+    def __missing__(self, code: int) -> str:
+        if len(self) >= 65536:
+            self.clear()
+        mark = self[code] = "w" if is_word(chr(code)) else " "
+        return mark
 
 
-def _word(char: str) -> bool:
-    found = _WORDS.get(char)
-    if found is None:
-        if len(_WORDS) >= 4096:
-            _WORDS.clear()
-        found = _WORDS[char] = is_word(char)
-    return found
+_WORDNESS = _Wordness()
 
 
 _LITERALS = _SharedLiterals()
