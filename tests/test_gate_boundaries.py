@@ -165,3 +165,17 @@ def test_normalising_keeps_every_literal_a_text_holds(text):
         for j in range(i + 1, len(folded) + 1):
             literal = normalise(folded[i:j])
             assert not literal or literal in normalise(folded), (folded, i, j)
+
+
+def test_a_gate_of_its_own_chooses_as_the_shared_automaton_does(every_case):
+    """A passage's gate (`own=True`, confirmation) scans with its own literals only: it
+    takes no bits of the shared automaton, and keeps the rules a shared gate keeps."""
+    from quaestio.analysis import gate
+
+    rows, shared = every_case
+    before = gate._LITERALS._next
+    own = LiteralGate(rows, own=True)
+    assert gate._LITERALS._next == before
+    for word in WORDS:
+        for text in (word, f"a {word}s, x", f"x{word.upper()}_", f"¿{word}?\n"):
+            assert own.candidates(text.casefold()) == shared.candidates(text.casefold()), text

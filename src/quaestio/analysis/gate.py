@@ -12,17 +12,16 @@ text has none beside it: "man" is not in "many".
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import Generic, Protocol, TypeVar
 
 import ahocorasick
 import regex
 
-from .literals import DIGIT, EDGE, core, is_word, literal_factors, normalise
+from . import automaton as ac
+from .literals import DIGIT, core, literal_factors
 from .memo import TEXT_CHARS, TEXTS
 
-_HAS_DIGIT = re.compile(r"\d")
 # Each memo keeps up to `memo.TEXTS` texts, then is emptied and starts again; a longer text
 # than `memo.TEXT_CHARS` (a passage scanned for confirmation) is not kept: a question is
 # asked about by a dozen gates, a passage by one.
@@ -57,16 +56,9 @@ class _SharedLiterals:
             known = self._registered.get(signature)
             if known is not None:
                 return known[0], list(known[1])
-            base, needs = self._next, []
-            for rule in factors:
-                need = 0
-                for factor in rule:
-                    bit = 1 << self._next
-                    self._next += 1
-                    need |= bit
-                    for literal in factor:
-                        self._factors[literal] = self._factors.get(literal, 0) | bit
-                needs.append(need >> base)
+            base = self._next
+            needs = ac.number(factors, self._factors, base)
+            self._next += sum(len(rule) for rule in factors)
             if self._next > base:
                 self._state = None
             self._registered[signature] = (base, list(needs))
@@ -81,82 +73,22 @@ class _SharedLiterals:
             self._build()
 
     def present(self, folded: str) -> int:
-        """The factors (of every gate) one of whose literals occurs in `folded`: with no
-        word character beside it, on the sides where its `EDGE`s say so."""
+        """The factors (of every gate) one of whose literals occurs in `folded`."""
         automaton, digit, memo = self._state or self._build()
         found = memo.get(folded)
-        if found is not None:
-            return found
-        found = 0
-        if len(automaton):
-            text = normalise(folded)
-            last, words = len(text) - 1, ""
-            for end, bits in automaton.iter(text):
-                if bits.__class__ is int:
-                    found |= bits
-                    continue
-                if not words:  # "w" where the text has a word character (C-speed lookups)
-                    words = text.translate(_WORDNESS)
-                size, closed, left, right, both = bits
-                start = end - size + 1
-                open_right = end == last or words[end + 1] != "w"
-                if start == 0 or words[start - 1] != "w":
-                    found |= both if open_right else left
-                elif open_right:
-                    found |= right
-                elif closed:
-                    found |= closed
-        if digit and _HAS_DIGIT.search(folded):
-            found |= digit
-        if len(folded) <= TEXT_CHARS:
-            if len(memo) >= TEXTS:
-                memo.clear()
-            memo[folded] = found
+        if found is None:
+            found = ac.scan(automaton, digit, folded)
+            if len(folded) <= TEXT_CHARS:
+                if len(memo) >= TEXTS:
+                    memo.clear()
+                memo[folded] = found
         return found
 
     def _build(self) -> tuple[ahocorasick.Automaton, int, dict[str, int]]:
         with self._lock:
             if self._state is None:
-                # a string found in the text -> the factors it satisfies there: an int when
-                # none of its literals is bounded (most), else its length and what it
-                # satisfies with word characters on both sides, with none on its left, on
-                # its right, on either side (one `|=` a hit: the ints are a bit per factor)
-                by_core: dict[str, list[int]] = {}
-                for literal, bits in self._factors.items():
-                    if literal != DIGIT:
-                        kind = literal.startswith(EDGE) + 2 * literal.endswith(EDGE)
-                        by_core.setdefault(core(literal), [0, 0, 0, 0])[kind] |= bits
-                automaton = ahocorasick.Automaton()
-                for text, (free, left, right, both) in by_core.items():
-                    if left | right | both:
-                        value = (
-                            len(text),
-                            free,
-                            free | left,
-                            free | right,
-                            free | left | right | both,
-                        )
-                        automaton.add_word(text, value)
-                    else:
-                        automaton.add_word(text, free)
-                if len(automaton):
-                    automaton.make_automaton()
-                self._state = (automaton, self._factors[DIGIT], {})
+                self._state = (*ac.build(self._factors), {})
             return self._state
-
-
-class _Wordness(dict):
-    """Code point -> "w" for a word character (`literals.is_word`), " " for another: the
-    table `str.translate` marks a text's word characters with, filled as they come."""
-
-    def __missing__(self, code: int) -> str:
-        if len(self) >= 65536:
-            self.clear()
-        mark = self[code] = "w" if is_word(chr(code)) else " "
-        return mark
-
-
-_WORDNESS = _Wordness()
 
 
 _LITERALS = _SharedLiterals()
@@ -194,17 +126,27 @@ class LiteralGate(Generic[R]):
     with its free rules at the cost of one set intersection.
     """
 
-    def __init__(self, rules: list[R], within: LiteralGate[R] | None = None):
+    def __init__(self, rules: list[R], within: LiteralGate[R] | None = None, *, own: bool = False):
         """`within`: a gate holding every one of `rules` (the same objects), whose bits this
         one shares: a family's rows for one language read the family's factors, so they
-        take no bits of their own and the shared automaton need not be built again."""
+        take no bits of their own and the shared automaton need not be built again.
+
+        `own`: the gate scans with an automaton of its own literals, apart from the shared
+        one: for the gates of passages (confirmation), which no other gate asks about and
+        which would meet every cue row's literals on every line of the shared automaton."""
         self.rules = tuple(rules)
         # the factors each rule needs, one bit each, from the gate's first bit (see
         # `_SharedLiterals`); 0 for a rule the gate cannot read
-        if within is None:
-            self._base, self.needs = _LITERALS.register(
-                [sorted(_factors_of(r.pattern), key=_commonness) for r in rules]
-            )
+        factors = (
+            [] if within else [sorted(_factors_of(r.pattern), key=_commonness) for r in rules]
+        )
+        self._own: dict[str, int] | None = None
+        self._scanner: tuple[ahocorasick.Automaton, int] | None = None
+        if own:
+            self._own = {}
+            self._base, self.needs = 0, ac.number(factors, self._own, 0)
+        elif within is None:
+            self._base, self.needs = _LITERALS.register(factors)
         else:
             position = {id(rule): i for i, rule in enumerate(within.rules)}
             self._base = within._base
@@ -225,7 +167,10 @@ class LiteralGate(Generic[R]):
     def ready(self) -> None:
         """Do the start-up work the first lookup would (build the shared automaton), so
         that a timed lookup pays only for the lookup."""
-        _LITERALS.ready()
+        if self._own is None:
+            _LITERALS.ready()
+        elif self._scanner is None:
+            self._scanner = ac.build(self._own)
 
     def candidates(self, folded: str, free: bool = True) -> list[R]:
         """The rules whose every literal factor occurs in `folded`, in table order; the
@@ -234,7 +179,12 @@ class LiteralGate(Generic[R]):
         known = self._memo.get(key)
         if known is not None:
             return list(known)
-        present = _LITERALS.present(folded) >> self._base
+        if self._own is None:
+            present = _LITERALS.present(folded) >> self._base
+        else:
+            if self._scanner is None:
+                self._scanner = ac.build(self._own)
+            present = ac.scan(self._scanner[0], self._scanner[1], folded)
         live = self._keys & present  # 0: no rule of the gate can match ("cannot fire")
         chosen = []
         needs = self.needs
