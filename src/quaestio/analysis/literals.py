@@ -132,11 +132,15 @@ def _for_re(pattern: str) -> str:
     return "".join(out)
 
 
+# The facts kind of a reading (`satellites.facts`), a name no other reading of the shared
+# cache file has used: a stale kind would be trusted. A change of the reading renames it.
+FACT_KIND = "literals-bounded-v1"
+
+
 def literal_factors(pattern: str) -> list[frozenset[str]]:
     # Read once per pattern text, and kept across processes (`satellites.facts`): reading a
-    # pattern costs more than compiling it. The kind names the reading's version (one no
-    # other reading of the shared cache file has used: a stale kind would be trusted).
-    fact = facts.key("literals-bounded-v1", pattern)
+    # pattern costs more than compiling it.
+    fact = facts.key(FACT_KIND, pattern)
     known = facts.get(fact)
     if isinstance(known, list):
         return [frozenset(f) for f in known]
