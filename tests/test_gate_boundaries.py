@@ -179,3 +179,27 @@ def test_a_gate_of_its_own_chooses_as_the_shared_automaton_does(every_case):
     for word in WORDS:
         for text in (word, f"a {word}s, x", f"x{word.upper()}_", f"¿{word}?\n"):
             assert own.candidates(text.casefold()) == shared.candidates(text.casefold()), text
+
+
+def test_a_first_parse_builds_the_shared_automaton_once():
+    """Every rule set a parse meets registers its gate before the first lookup
+    (`rules.built_first`): anchors, the expanded date rows and the steps' unions came
+    later, and each rebuilt the automaton of every literal (~0.1 s each, a fresh process
+    built it four times)."""
+    import subprocess
+
+    code = (
+        "from quaestio.analysis import gate\n"
+        "builds = []\n"
+        "build = gate._SharedLiterals._build\n"
+        "def counted(self):\n"
+        "    builds.append(self._state is None)\n"
+        "    return build(self)\n"
+        "gate._SharedLiterals._build = counted\n"
+        "from quaestio import parse_question\n"
+        "parse_question('On page 3, what did Acme sign in March 2023 and who is the insurer?')\n"
+        "print(sum(builds))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1"]
