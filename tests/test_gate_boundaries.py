@@ -203,3 +203,20 @@ def test_a_first_parse_builds_the_shared_automaton_once():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1"]
+
+
+def test_a_union_of_gates_reads_their_bits_and_chooses_as_they_do(every_case):
+    """A step's union of families (`rules.union_rules`) takes no bits of its own."""
+    from quaestio.analysis import gate
+
+    rows, _ = every_case
+    first, second = LiteralGate(rows[:300]), LiteralGate(rows[300:600])
+    before = gate._LITERALS._next
+    union = LiteralGate(rows[:600], [first, second])
+    assert gate._LITERALS._next == before
+    for word in WORDS:
+        for text in (word, f"a {word}s, x", f"x{word.upper()}_"):
+            folded = text.casefold()
+            assert union.candidates(folded) == first.candidates(folded) + second.candidates(
+                folded
+            ), text

@@ -13,6 +13,7 @@ text has none beside it: "man" is not in "many".
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Generic, Protocol, TypeVar
 
 import ahocorasick
@@ -126,10 +127,17 @@ class LiteralGate(Generic[R]):
     with its free rules at the cost of one set intersection.
     """
 
-    def __init__(self, rules: list[R], within: LiteralGate[R] | None = None, *, own: bool = False):
-        """`within`: a gate holding every one of `rules` (the same objects), whose bits this
-        one shares: a family's rows for one language read the family's factors, so they
-        take no bits of their own and the shared automaton need not be built again.
+    def __init__(
+        self,
+        rules: list[R],
+        within: LiteralGate[R] | Sequence[LiteralGate[R]] | None = None,
+        *,
+        own: bool = False,
+    ):
+        """`within`: a gate holding every one of `rules` (the same objects), or gates that
+        hold them between them, whose bits this one shares: a family's rows for one language
+        read the family's factors, a step's union of families its families', so they take
+        no bits of their own and the shared automaton need not be built again.
 
         `own`: the gate scans with an automaton of its own literals, apart from the shared
         one: for the gates of passages (confirmation), which no other gate asks about and
@@ -148,9 +156,15 @@ class LiteralGate(Generic[R]):
         elif within is None:
             self._base, self.needs = _LITERALS.register(factors)
         else:
-            position = {id(rule): i for i, rule in enumerate(within.rules)}
-            self._base = within._base
-            self.needs = [within.needs[position[id(rule)]] for rule in rules]
+            gates = [within] if isinstance(within, LiteralGate) else list(within)
+            self._base = min((g._base for g in gates), default=0)
+            # a rule's need in its own gate's bits, counted from this gate's first bit
+            need_of = {
+                id(rule): need << (g._base - self._base)
+                for g in reversed(gates)
+                for rule, need in zip(g.rules, g.needs)
+            }
+            self.needs = [need_of[id(rule)] for rule in rules]
         self._filed: dict[int, list[int]] = {}  # lowest bit of a need -> rules filed there
         self._free: list[int] = []  # the rules without a factor
         keys = 0

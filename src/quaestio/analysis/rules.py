@@ -100,10 +100,16 @@ def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
     ]
 
 
-def make_ruleset(rules: list[Rule], within: RuleSet | None = None) -> RuleSet:
-    """The rules behind their literal gate; `within`: a rule set holding all of them, whose
-    gate's factors this one reads (see `LiteralGate`)."""
-    gate = LiteralGate(rules, within.gate if within is not None else None)
+def make_ruleset(rules: list[Rule], within: RuleSet | list[RuleSet] | None = None) -> RuleSet:
+    """The rules behind their literal gate; `within`: a rule set holding all of them (or
+    rule sets holding them between them), whose gates' factors this one reads (see
+    `LiteralGate`)."""
+    if within is None:
+        gate = LiteralGate(rules)
+    elif isinstance(within, RuleSet):
+        gate = LiteralGate(rules, within.gate)
+    else:
+        gate = LiteralGate(rules, [rs.gate for rs in within])
     parts = [
         f"(?{'i' if r.pattern.flags & regex.IGNORECASE else '-i'}:{r.pattern.pattern})"
         for r, need in zip(rules, gate.needs)
@@ -150,9 +156,12 @@ def union_rules(
     rules can match (its alternation, when it has one, is theirs joined; a timeout counts
     as a match), so a step asks once whether any of its families may fire, instead of once
     per family, and keeps its defaults when none may."""
-    return sats.cached(
-        f"union_rules:{name}", lambda s: make_ruleset([r for rs in parts(s) for r in rs])
-    )
+
+    def build(s: Satellites) -> RuleSet:
+        sets = list(parts(s))
+        return make_ruleset([r for rs in sets for r in rs], sets)
+
+    return sats.cached(f"union_rules:{name}", build)
 
 
 # Rule sets a step builds on its first question (anchors, the expanded date rows, a step's
