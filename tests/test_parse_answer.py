@@ -5,7 +5,8 @@ import pytest
 
 from quaestio import SatelliteError, load_satellites, parse_question
 from quaestio.analysis.answer import answer_shape_and_type
-from quaestio.analysis.gate import DIGIT, LiteralGate, _literal_factors
+from quaestio.analysis.gate import LiteralGate
+from quaestio.analysis.literals import DIGIT, EDGE, literal_factors
 from quaestio.analysis.pipeline import DEFAULT_STEPS
 from quaestio.analysis.rules import cue_rules
 from quaestio.satellites import bundled_satellites
@@ -267,8 +268,9 @@ def test_a_shape_cue_must_target_a_shape(sat_folder):
 @pytest.mark.parametrize(
     "pattern, factors",
     [
-        (r"\bhow\s+much\b", [{"how"}, {"much"}]),
-        (r"(?:what|which)\s+(?:year|day)", [{"what", "which"}, {"year", "day"}]),
+        # "|": no word character beside the literal there (`EDGE`); `\s+` reads as a space
+        (r"\bhow\s+much\b", [{"|how much|"}]),
+        (r"(?:what|which)\s+(?:year|day)", [{"what year", "what day", "which year", "which day"}]),
         (r"colou?r", [{"color", "colour"}]),
         (r"%", [{"%"}]),
         (r"a|bc", []),  # a lone letter is in every question: no factor
@@ -276,21 +278,39 @@ def test_a_shape_cue_must_target_a_shape(sat_folder):
         (r"[[:alpha:]]+x", []),
         (r"\bQ\d\b", [{DIGIT}]),  # a digit is looked for, not a literal
         (r"(?:19|20)\d{2}", [{DIGIT}, {"19", "20"}]),
-        (r"(?:\d+|twenty)\s+years", [{DIGIT, "twenty"}, {"years"}]),
+        (r"(?:\d+|twenty)\s+years", [{DIGIT, "twenty"}, {" years"}]),
         # `re` escapes are not `regex`-only ones: a quote row is read like any other
         (r'"(?P<term>[^"\n]{1,200})"', [{'"'}]),
         (r"\x41bc", [{"abc"}]),
         # a letter class of `regex` needs no literal, the words around it do
-        (r"\bsee\s+[\p{L}'-]+\s+table\b", [{"see"}, {"table"}]),
-        (r"(?-i:\p{Lu}\p{Ll}+)\s+clause", [{"clause"}]),
+        (r"\bsee\s+[\p{L}'-]+\s+table\b", [{"|see "}, {" table|"}]),
+        (r"(?-i:\p{Lu}\p{Ll}+)\s+clause", [{" clause"}]),
         # a group name repeated across alternatives (`re` rejects it), and a back reference
-        (r"\bsee\s+(?:(?P<n>annex)|(?P<n>schedule))", [{"see"}, {"annex", "schedule"}]),
-        (r"(?P<w>in|on)\s+x+\s+(?P=w)\s+notes", [{"in", "on"}, {"notes"}]),
+        (r"\bsee\s+(?:(?P<n>annex)|(?P<n>schedule))", [{"|see annex", "|see schedule"}]),
+        (r"(?P<w>in|on)\s+x+\s+(?P=w)\s+notes", [{"in ", "on "}, {" notes"}]),
         (r"\bfoo\s+\mbar", []),  # `regex`-only escapes still opt out
+        # the ways a pattern keeps word characters off a literal's sides
+        (r"(?<!\w)man(?![\w-])", [{"|man|"}]),
+        (r"\s+man(?:e?s)?\b", [{" man|", " mans|", " manes|"}]),
+        (r"^\W*(?:so\s+)?does\b", [{"|does|", "|so does|"}]),
+        (r"(?<=[\s,])clause\W+one$", [{"|clause|"}, {"|one|"}]),
+        (
+            r"[,;:]\s*which\b(?=[,.])",
+            [{", which|", ",which|", ": which|", ":which|", "; which|", ";which|"}],
+        ),
+        (r"\bis\s*\n\t\s+it", [{"|is it"}]),  # white space inside a literal: one space
+        # no side bounded: a `\b` beside a non-word character, a class that may hold word
+        # characters, a `\b` under ASCII word characters
+        (r"\b%\s+of\b", [{"% of|"}]),
+        (r"man\P{L}", [{"man"}]),
+        (r"(?a)\bcafe\b", [{"cafe"}]),
+        # "İ" casefolds to "i" and a combining dot, which the text loses too
+        (r"\bİn\b", [{"|in|"}]),
     ],
 )
 def test_literal_factors(pattern, factors):
-    assert [set(f) for f in _literal_factors(pattern)] == factors
+    found = [{s.replace(EDGE, "|") for s in f} for f in literal_factors(pattern)]
+    assert found == factors
 
 
 QUESTIONS = [q for q, _, _ in CASES] + [
@@ -357,7 +377,7 @@ def test_the_gate_reads_every_cue_row_that_has_a_literal(bundled):
     import re
     import re._parser as sre_parse
 
-    from quaestio.analysis.gate import _REGEX_ONLY, _for_re
+    from quaestio.analysis.literals import _REGEX_ONLY, _for_re
 
     unread = [
         r

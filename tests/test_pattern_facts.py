@@ -11,6 +11,7 @@ import sys
 
 import regex
 
+from quaestio.analysis.literals import FACT_KIND
 from quaestio.satellites.facts import LazyPattern
 
 LOAD = (
@@ -32,7 +33,7 @@ def test_a_second_process_reads_the_facts_the_first_one_wrote(tmp_path):
     (kept,) = tmp_path.glob("pattern_facts-*.json")
     facts = json.loads(kept.read_text())
     assert sum(k.startswith("checked:") for k in facts) > 500
-    assert sum(k.startswith("literals-v2:") for k in facts) > 100
+    assert sum(k.startswith(f"{FACT_KIND}:") for k in facts) > 100
     second = _run(LOAD, tmp_path)
     assert second.stdout == first.stdout
 

@@ -32,7 +32,7 @@ from rapidfuzz.utils import default_process
 from ..types import AnswerContext, AnswerShape, LayoutHint
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, RuleSet, candidates, cue_rules, finditer, union_rules
+from .rules import Rule, RuleSet, built_first, candidates, cue_rules, finditer, union_rules
 from .text import fold
 
 T = TypeVar("T")
@@ -311,6 +311,9 @@ def _casing_is_noise(draft: Draft) -> bool:
 
 def _hint_rulesets(sats) -> list[RuleSet]:
     return [cue_rules(sats, family) for family in _FAMILIES]
+
+
+built_first(lambda sats: union_rules(sats, "hints", _hint_rulesets))
 
 
 def _contexts(draft: Draft, cued: bool = True) -> None:

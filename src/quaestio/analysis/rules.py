@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import regex
 
@@ -99,10 +100,16 @@ def _compile(sats: Satellites, table: str, id_col: str) -> list[Rule]:
     ]
 
 
-def make_ruleset(rules: list[Rule], within: RuleSet | None = None) -> RuleSet:
-    """The rules behind their literal gate; `within`: a rule set holding all of them, whose
-    gate's factors this one reads (see `LiteralGate`)."""
-    gate = LiteralGate(rules, within.gate if within is not None else None)
+def make_ruleset(rules: list[Rule], within: RuleSet | list[RuleSet] | None = None) -> RuleSet:
+    """The rules behind their literal gate; `within`: a rule set holding all of them (or
+    rule sets holding them between them), whose gates' factors this one reads (see
+    `LiteralGate`)."""
+    if within is None:
+        gate = LiteralGate(rules)
+    elif isinstance(within, RuleSet):
+        gate = LiteralGate(rules, within.gate)
+    else:
+        gate = LiteralGate(rules, [rs.gate for rs in within])
     parts = [
         f"(?{'i' if r.pattern.flags & regex.IGNORECASE else '-i'}:{r.pattern.pattern})"
         for r, need in zip(rules, gate.needs)
@@ -149,17 +156,48 @@ def union_rules(
     rules can match (its alternation, when it has one, is theirs joined; a timeout counts
     as a match), so a step asks once whether any of its families may fire, instead of once
     per family, and keeps its defaults when none may."""
-    return sats.cached(
-        f"union_rules:{name}", lambda s: make_ruleset([r for rs in parts(s) for r in rs])
-    )
+
+    def build(s: Satellites) -> RuleSet:
+        sets = list(parts(s))
+        return make_ruleset([r for rs in sets for r in rs], sets)
+
+    return sats.cached(f"union_rules:{name}", build)
 
 
+# Rule sets a step builds on its first question (anchors, the expanded date rows, a step's
+# union of families): `candidates` builds every one of them before its first lookup, so
+# that their gates register before the shared automaton is built, and it is built once
+# (each build over the ~35,000 literals of the bundled rows costs ~0.1 s; a `quaestio
+# parse` built it four times, as each step met its rule sets).
+_BUILT_FIRST: list[Callable[[Satellites], object]] = []
+_Make = TypeVar("_Make", bound=Callable[[Satellites], object])
+
+
+def built_first(make: _Make) -> _Make:
+    """Register `make(sats)`, which builds (and caches) a rule set, to run before the first
+    gate lookup of a satellites."""
+    _BUILT_FIRST.append(make)
+    return make
+
+
+def _build_first(sats: Satellites) -> bool:
+    cue_rules(sats, "")
+    for make in _BUILT_FIRST:
+        try:
+            make(sats)
+        except Exception:  # noqa: BLE001 - its own step builds it again and reports it
+            pass
+    return True
+
+
+@built_first
 def anchor_rules(sats: Satellites) -> RuleSet:
     return sats.cached("anchor_rules", lambda s: make_ruleset(_compile(s, "anchors", "anchor_id")))
 
 
 def candidates(draft: Draft, ruleset: RuleSet, text: str) -> list[Rule]:
     """The rules of the set that may match `text`, under the analyst's regex time limit."""
+    draft.sats.cached("rule_sets_built_first", _build_first)
     ruleset.gate.ready()  # building the literal automaton is start-up work, not the question's
     if not ruleset.searches(text):
         # A lookup, no regex: reading the thread's CPU clock (a system call) twice would cost

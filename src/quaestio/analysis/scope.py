@@ -35,7 +35,7 @@ from ..satellites import Satellites
 from .dates import date_scope, scope_date_rules
 from .draft import Draft
 from .hints import named, numbered, pick_matches, section_names
-from .rules import Rule, RuleSet, candidates, cue_rules, union_rules
+from .rules import Rule, RuleSet, built_first, candidates, cue_rules, union_rules
 from .text import fold, tokenize
 
 _LISTS = ("sections", "parties", "jurisdictions")
@@ -93,6 +93,9 @@ def _scope_rulesets(sats: Satellites) -> tuple[RuleSet, ...]:
     """The rule sets `question_scope` reads the question with (date ranges are read only
     where a date row matched, and date targets only where a range was found)."""
     return (scope_date_rules(sats), *(cue_rules(sats, f) for f in ("section", "page", "party")))
+
+
+built_first(lambda sats: union_rules(sats, "scope", _scope_rulesets))
 
 
 def _unscoped() -> dict[str, Any]:

@@ -212,7 +212,8 @@ def _gate(sats: Satellites, patterns: tuple[Pattern, ...]) -> LiteralGate:
     key = tuple(p.pattern_id for p in patterns)
     if key not in gates:
         gates[key] = LiteralGate(
-            [_Branch(order, branch) for order, p in enumerate(patterns) for branch in p.branches]
+            [_Branch(order, branch) for order, p in enumerate(patterns) for branch in p.branches],
+            own=True,
         )
     return gates[key]
 
