@@ -24,7 +24,7 @@ from ..satellites import Satellites
 from ..types import KeywordSource
 from .draft import Draft
 from .language import stopwords_for
-from .rules import Rule, RuleSet, candidates, cue_rules, make_ruleset, search, union_rules
+from .rules import Rule, RuleSet, candidates, cue_rules, of_language, search, union_rules
 from .text import fold
 
 _OTHER_CONTENT_WORDS = {"deictic_reference": 1, "ambiguous_concept": 0}
@@ -86,8 +86,7 @@ def _rows(sats: Satellites, language: str | None) -> RuleSet:
 
     def build(s: Satellites) -> RuleSet:
         every = union_rules(s, "clarify", lambda s: (cue_rules(s, f) for f in _FAMILIES))
-        fits = [r for r in every if language is None or r.language in (language, "*")]
-        return make_ruleset(fits, every)
+        return of_language(every, language)
 
     return sats.cached(f"union_rules:clarify:{language}", build)
 

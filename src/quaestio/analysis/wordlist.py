@@ -54,9 +54,11 @@ class Vocabulary:
         return i if i < len(self._words) and self._words[i] == word else -1
 
     def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str):
+            return False
         if self._set is not None:  # built by `among`: a hash lookup beats the bisection
             return word in self._set
-        return isinstance(word, str) and self._at(word) >= 0
+        return self._at(word) >= 0
 
     def __getitem__(self, word: str) -> tuple[int, str]:
         i = self._at(word)
