@@ -189,13 +189,15 @@ class LiteralGate(Generic[R]):
     def candidates(self, folded: str, free: bool = True) -> list[R]:
         """The rules whose every literal factor occurs in `folded`, in table order; the
         rules without a factor (the gate cannot read them) only when `free`."""
+        if self._own is None:
+            present = _LITERALS.present(folded) >> self._base
+            if not free and not self._keys & present:
+                return []  # no rule can fire (most gates, most texts): nothing to remember
         key = (folded, free)
         known = self._memo.get(key)
         if known is not None:
             return list(known)
-        if self._own is None:
-            present = _LITERALS.present(folded) >> self._base
-        else:
+        if self._own is not None:
             if self._scanner is None:
                 self._scanner = ac.build(self._own)
             present = ac.scan(self._scanner[0], self._scanner[1], folded)
