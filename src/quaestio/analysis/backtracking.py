@@ -24,11 +24,12 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import regex
 
+from ..satellites import facts
 from .literals import _REGEX_ONLY, _for_re
 
 if TYPE_CHECKING:
@@ -77,8 +78,8 @@ _WITHIN = {"CATEGORY_DIGIT": {"CATEGORY_DIGIT", "CATEGORY_WORD"}}
 
 @dataclass(frozen=True)
 class _Class:
-    """One character class: explicit characters (casefolded), ranges, categories, maybe
-    negated; `anything` for `.` and the classes read as any character."""
+    """One character class: explicit characters (with their case variants), ranges,
+    categories, maybe negated; `anything` for `.` and the classes read as any character."""
 
     chars: frozenset[str] = frozenset()
     ranges: tuple[tuple[int, int], ...] = ()
@@ -86,14 +87,12 @@ class _Class:
     negated: bool = False
     anything: bool = False
 
-    def finite(self) -> list[str] | None:
+    @cached_property
+    def finite(self) -> frozenset[str] | None:
         """Its characters when it is a small explicit set, else None."""
         if self.negated or self.anything or self.categories:
             return None
-        size = sum(hi - lo + 1 for lo, hi in self.ranges)
-        if size + len(self.chars) > _MAX_FINITE:
-            return None
-        return [*self.chars, *(chr(c) for lo, hi in self.ranges for c in range(lo, hi + 1))]
+        return _listed(self.chars, self.ranges)
 
     def holds(self, char: str) -> bool:
         """Whether it matches `char` or one of its case variants."""
@@ -103,31 +102,57 @@ class _Class:
         return inside != self.negated
 
     def _holds_exactly(self, char: str) -> bool:
-        if char.casefold() in self.chars or char in self.chars:
+        if char in self.chars:
             return True
         if any(lo <= ord(char) <= hi for lo, hi in self.ranges):
             return True
         return any(_CATEGORY_TESTS[c](char) for c in self.categories)
 
 
-def _variants(char: str) -> set[str]:
+_ANYTHING = _Class(anything=True)
+
+
+def _listed(chars: frozenset[str], ranges: tuple[tuple[int, int], ...]) -> frozenset[str] | None:
+    if sum(hi - lo + 1 for lo, hi in ranges) + len(chars) > _MAX_FINITE:
+        return None
+    return chars.union(chr(c) for lo, hi in ranges for c in range(lo, hi + 1))
+
+
+@lru_cache(maxsize=4096)
+def _variants(char: str) -> frozenset[str]:
     forms = {char, char.lower(), char.upper(), char.casefold(), char.title()}
-    return {f for f in forms if len(f) == 1}
+    return frozenset(f for f in forms if len(f) == 1)
 
 
-def _overlap(a: _Class, b: _Class) -> bool:
+def _union(classes: list[_Class]) -> _Class | None:
+    """One class for what any of them matches (a negated one: any character)."""
+    if not classes:
+        return None
+    if len(classes) == 1:
+        return classes[0]
+    if any(c.negated or c.anything for c in classes):
+        return _ANYTHING  # conservative
+    return _Class(
+        frozenset().union(*(c.chars for c in classes)),
+        tuple(dict.fromkeys(r for c in classes for r in c.ranges)),
+        frozenset().union(*(c.categories for c in classes)),
+    )
+
+
+def _overlap(a: _Class, b: _Class | None) -> bool:
     """Whether some character may match both (True when it cannot be ruled out)."""
+    if b is None:
+        return False
     for one, other in ((a, b), (b, a)):
-        chars = one.finite()
-        if chars is not None:
-            return any(other.holds(c) for c in chars)
+        if one.finite is not None:
+            return any(other.holds(c) for c in one.finite)
     if a.anything or b.anything or (a.negated and b.negated):
         return True
     if a.negated or b.negated:
         negated, positive = (a, b) if a.negated else (b, a)
         return not _covers(negated, positive)
     for one, other in ((a, b), (b, a)):  # the explicit part of one against all the other
-        chars = _Class(one.chars, one.ranges).finite()
+        chars = _listed(one.chars, one.ranges)
         if chars is None or any(other.holds(c) for c in chars):
             return True  # a big range beside categories is not worth proving apart
     return any(frozenset((x, y)) not in _DISJOINT for x in a.categories for y in b.categories)
@@ -147,18 +172,41 @@ def _covers(negated: _Class, positive: _Class) -> bool:
 @dataclass(frozen=True)
 class _Reading:
     bounded: bool
-    first: tuple[_Class, ...] = ()  # the classes a match of it may begin with
+    first: _Class | None = None  # what the first character of a match may be
     nullable: bool = True  # whether it may match the empty string
     paths: int = 1  # ways through its alternatives
 
 
 _UNBOUNDED = _Reading(False)
+# The facts kind of a reading (`satellites.facts`): a change of the proof renames it.
+FACT_KIND = "backtracking-bounded-v1"
 
 
-@lru_cache(maxsize=4096)
 def is_bounded(pattern: str, flags: int = 0) -> bool:
     """Whether `pattern` (compiled by `regex` with `flags`) provably cannot backtrack
     without bound (see the module's docstring)."""
+    key = (pattern, flags)
+    known = _KNOWN.get(key)
+    if known is None:
+        # Read once per pattern, and kept across processes: reading a big row costs more
+        # than compiling it.
+        fact = facts.key(FACT_KIND, f"{flags}:{pattern}")
+        stored = facts.get(fact)
+        if isinstance(stored, bool):
+            known = stored
+        else:
+            known = _read(pattern, flags)
+            facts.put(fact, known)
+        if len(_KNOWN) >= 4096:
+            _KNOWN.clear()
+        _KNOWN[key] = known
+    return known
+
+
+_KNOWN: dict[tuple[str, int], bool] = {}
+
+
+def _read(pattern: str, flags: int) -> bool:
     if flags & ~_ANY_FLAGS:
         return False  # e.g. regex.V1 or regex.WORD: not the syntax `re` reads
     readable = _for_re(pattern)
@@ -171,37 +219,40 @@ def is_bounded(pattern: str, flags: int = 0) -> bool:
             parsed = sre_parse.parse(readable, (flags & _RE_FLAGS) | re.IGNORECASE)
     except Exception:  # anything `re` cannot read is not proven
         return False
-    reading = _sequence(parsed.data, ())
+    reading = _sequence(parsed.data, None)
     return reading.bounded and reading.paths <= _MAX_PATHS
 
 
-def _sequence(items: list, follow: tuple[_Class, ...]) -> _Reading:
+def _sequence(items: list, follow: _Class | None) -> _Reading:
     """Read a sequence of nodes, last first: `follow` is what may come after it."""
-    first: tuple[_Class, ...] = ()
+    first: _Class | None = None
     nullable, paths = True, 1
     for op, av in reversed(items):
-        after = first + follow if nullable else first
+        after = _union([c for c in (first, follow) if c is not None]) if nullable else first
         item = _item(str(op), av, after)
         if not item.bounded:
             return _UNBOUNDED
         paths *= item.paths
         if paths > _MAX_PATHS:
             return _UNBOUNDED
-        first = item.first + first if item.nullable else item.first
+        if item.nullable:
+            first = _union([c for c in (item.first, first) if c is not None])
+        else:
+            first = item.first
         nullable = nullable and item.nullable
     return _Reading(True, first, nullable, paths)
 
 
-def _item(name: str, av, follow: tuple[_Class, ...]) -> _Reading:
+def _item(name: str, av, follow: _Class | None) -> _Reading:
     atom = _atom(name, av)
     if atom is not None:
-        return _Reading(True, (atom,), False)
+        return _Reading(True, atom, False)
     if name == "AT":
         return _Reading(True)  # zero width
     if name in ("ASSERT", "ASSERT_NOT"):
         # Matched apart, and stops at its first success: its ways add to the cost of each
         # place it is tried at, they do not multiply what follows.
-        inner = _sequence(list(av[1]), ())
+        inner = _sequence(list(av[1]), None)
         return _Reading(inner.bounded and inner.paths <= _MAX_PATHS)
     if name == "SUBPATTERN":
         return _sequence(list(av[3]), follow)
@@ -211,7 +262,7 @@ def _item(name: str, av, follow: tuple[_Class, ...]) -> _Reading:
             return _UNBOUNDED
         return _Reading(
             True,
-            tuple(c for r in readings for c in r.first),
+            _union([r.first for r in readings if r.first is not None]),
             any(r.nullable for r in readings),
             _together(list(av[1]), readings),
         )
@@ -230,21 +281,27 @@ def _together(branches: list, readings: list[_Reading]) -> int:
     """How many ways through the alternatives may match at one place (what follows is tried
     again for each): those whose first character can be the text's there; of plain words,
     only those that are prefixes of one another."""
-    words = [_literal_text(b) for b in branches]
-    probes = set(_PROBES)
-    for reading in readings:
-        for cls in reading.first:
-            probes.update(cls.finite() or ())
+    words: dict[str, list[str]] = {}  # a plain word's first character -> those words
+    ways: dict[str, int] = {}  # a character -> ways of the others a match may begin with it
+    loose: list[_Reading] = []  # the others whose first character is not a short list
+    for branch, reading in zip(branches, readings):
+        word = _literal_text(branch)
+        if word:
+            words.setdefault(word[0], []).append(word)
+        elif reading.nullable or reading.first is None or reading.first.finite is None:
+            loose.append(reading)
+        else:
+            for char in reading.first.finite:
+                ways[char] = ways.get(char, 0) + reading.paths
+    chains = {char: _longest_prefix_chain(group) for char, group in words.items()}
     most = 1
-    for probe in probes:
+    for probe in {*_PROBES, *ways, *chains}:
         variants = _variants(probe)
-        chain = _longest_prefix_chain([w for w in words if w and w[0] in variants])
-        others = sum(
-            r.paths
-            for w, r in zip(words, readings)
-            if w is None and (r.nullable or any(c.holds(probe) for c in r.first))
+        here = max(chains.get(v, 0) for v in variants) + max(ways.get(v, 0) for v in variants)
+        here += sum(
+            r.paths for r in loose if r.nullable or (r.first is not None and r.first.holds(probe))
         )
-        most = max(most, chain + others)
+        most = max(most, here)
     return most
 
 
@@ -263,7 +320,7 @@ def _longest_prefix_chain(words: list[str]) -> int:
     return max(chain.values(), default=0)
 
 
-def _repeat(low: int, high: int, sub, follow: tuple[_Class, ...]) -> _Reading:
+def _repeat(low: int, high: int, sub, follow: _Class | None) -> _Reading:
     if high == 1:  # optional: one more way through, no loop
         inner = _sequence(list(sub), follow)
         return _Reading(inner.bounded, inner.first, True, inner.paths + 1)
@@ -271,10 +328,10 @@ def _repeat(low: int, high: int, sub, follow: tuple[_Class, ...]) -> _Reading:
     if atom is None:
         return _UNBOUNDED  # a repeated group: its runs could split in many ways
     if low == high:
-        return _Reading(True, (atom,), low == 0)  # a fixed count has one way through
-    if any(_overlap(atom, after) for after in follow):
+        return _Reading(True, atom, low == 0)  # a fixed count has one way through
+    if _overlap(atom, follow):
         return _UNBOUNDED  # a shorter run could still go on: the splits multiply
-    return _Reading(True, (atom,), low == 0)
+    return _Reading(True, atom, low == 0)
 
 
 def _single_class(items: list) -> _Class | None:
@@ -293,23 +350,13 @@ def _single_class(items: list) -> _Class | None:
     return _atom(name, av)
 
 
-def _union(classes: list[_Class]) -> _Class:
-    if any(c.negated or c.anything for c in classes):
-        return _Class(anything=True)  # conservative
-    return _Class(
-        frozenset().union(*(c.chars for c in classes)),
-        tuple(r for c in classes for r in c.ranges),
-        frozenset().union(*(c.categories for c in classes)),
-    )
-
-
 def _atom(name: str, av) -> _Class | None:
     if name == "LITERAL":
-        return _Class(chars=frozenset(_variants(chr(av))))
+        return _Class(chars=_variants(chr(av)))
     if name == "NOT_LITERAL":
-        return _Class(chars=frozenset(_variants(chr(av))), negated=True)
+        return _Class(chars=_variants(chr(av)), negated=True)
     if name == "ANY":
-        return _Class(anything=True)
+        return _ANYTHING
     if name != "IN":
         return None
     chars: set[str] = set()
@@ -327,9 +374,9 @@ def _atom(name: str, av) -> _Class | None:
         elif kind == "CATEGORY" and str(value) in _CATEGORY_TESTS:
             categories.add(str(value))
         else:
-            return _Class(anything=True)
+            return _ANYTHING
     if _spans_all(categories):  # `[\s\S]`, what `_for_re` puts for a `\p{..}`
-        return _Class() if negated else _Class(anything=True)
+        return _Class() if negated else _ANYTHING
     return _Class(frozenset(chars), tuple(ranges), frozenset(categories), negated)
 
 
