@@ -158,7 +158,10 @@ def baseline_tree(commit: str):
 
 
 def start(tree: Path, n: int) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+    # One hash seed for both workers: the dictionary and spelling steps are set and dict
+    # lookups, whose cost moves by 10-20% with the seed's layout of their tables; with a
+    # seed of its own, each worker would be one draw of that, not the tree's cost.
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PYTHONHASHSEED": "0"}
     proc = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--worker", "--questions", str(n)],
         stdin=subprocess.PIPE,
