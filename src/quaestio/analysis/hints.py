@@ -32,6 +32,7 @@ from rapidfuzz.utils import default_process
 from ..types import AnswerContext, AnswerShape, LayoutHint
 from .draft import Draft
 from .language import stopwords_for
+from .memo import TEXTS
 from .rules import Rule, RuleSet, built_first, candidates, cue_rules, finditer, union_rules
 from .text import fold
 
@@ -41,6 +42,7 @@ _ID_TOKEN = regex.compile(r"^(?:\d[\w.]*|[a-z]|(?:x{0,3})(?:ix|iv|v?i{0,3}))$")
 _TOKEN = regex.compile(r"[\w.]+")
 _QUOTES = " \"'“”«»‘’"
 _CASED = "(?-i:"
+_TEXT_LAYOUT = LayoutHint.TEXT.value
 
 
 # The cue families the hints read the question with; most questions can match none of them.
@@ -68,7 +70,7 @@ def structural_hints(draft: Draft) -> None:
             slides_hint=[],
             sheets_hint=[],
             toc_section_hint=concept_section(draft),
-            layout_hint=LayoutHint.TEXT.value,
+            layout_hint=_TEXT_LAYOUT,
             document_version=None,
         )
         _contexts(draft, cued=False)
@@ -89,7 +91,7 @@ def structural_hints(draft: Draft) -> None:
         + [rule_id for _, _, rule_id in sections[:1]],
     )
     layout = _strongest(draft, "layout")
-    cols["layout_hint"] = layout.target if layout is not None else LayoutHint.TEXT.value
+    cols["layout_hint"] = layout.target if layout is not None else _TEXT_LAYOUT
     _fire(draft, [layout.rule_id] if layout is not None else [])
     cols["document_version"] = _version(draft)
     _contexts(draft)
@@ -190,7 +192,11 @@ def concept_section(draft: Draft) -> str | None:
     date) lives in that one section: "the premium and the exclusions" or "the exclusions
     and limits" ask about two places, and a hint toward one would hide the other's passages.
     """
-    titles = draft.sats.cached("concept_sections", _concept_sections)
+    titles, sectioned = draft.sats.cached("concept_sections", _concept_sections)
+    if sectioned.isdisjoint(draft.concepts):
+        # No concept of the question has a row (most questions): the first topical concept,
+        # if any, would find no title.
+        return None
     scoped = draft.sats.cached("scoped_concepts", _scoped_concepts)
     rows_of = {
         c: titles.get((c, draft.language), ()) + titles.get((c, "*"), ()) for c in draft.concepts
@@ -227,13 +233,14 @@ def section_title(draft: Draft, title: str) -> str | None:
     return match_toc(title, toc, draft.sats.defaults.toc_match_cutoff)
 
 
-def _concept_sections(sats) -> dict[tuple[str, str], tuple[str, ...]]:
+def _concept_sections(sats) -> tuple[dict[tuple[str, str], tuple[str, ...]], frozenset[str]]:
+    """(concept, language) -> its section rows, and the concepts that have any."""
     out: dict[tuple[str, str], list[str]] = {}
     for concept, language, section in sats.concept_sections.select(
         "concept", "language", "section"
     ).iter_rows():
         out.setdefault((concept, language), []).append(section)
-    return {k: tuple(v) for k, v in out.items()}
+    return {k: tuple(v) for k, v in out.items()}, frozenset(c for c, _ in out)
 
 
 def match_toc(name: str, toc: list[str], cutoff: float) -> str | None:
@@ -320,19 +327,12 @@ def _contexts(draft: Draft, cued: bool = True) -> None:
     """detect_context, answer_context and need_summary; `cued`: whether their cue rows may
     match (False when the hints' gate said none can)."""
     cols = draft.columns
-    rows = draft.sats.cached("hint_context_rows", _context_rows)
-    answer_type, shape = cols.get("answer_type") or "text", cols.get("answer_shape") or "single"
-    type_row = rows["answer_types"].get(answer_type, {})
-    detect = type_row.get("detect_context") or "sentence"
-    answer = type_row.get("answer_context") or "paragraph"
-    if type_row:
-        draft.fire(f"answer_types:{answer_type}.detect_context")
-    decided = f"answer_types:{answer_type}.answer_context" if type_row else None
-    shape_context = rows["answer_shapes"].get(shape, {}).get("answer_context")
-    if shape != AnswerShape.SINGLE and shape_context and _wider(shape_context, answer):
-        answer, decided = shape_context, f"answer_shapes:{shape}.answer_context"
-    if decided:
-        draft.fire(decided)
+    detect: str | None  # a detect_context cue row may name none
+    detect, answer, fired = _row_contexts(
+        draft.sats, cols.get("answer_type") or "text", cols.get("answer_shape") or "single"
+    )
+    for rule_id in fired:
+        draft.fire(rule_id)
     if not cued:
         cols.update(detect_context=detect, answer_context=answer, need_summary=False)
         return
@@ -348,6 +348,37 @@ def _contexts(draft: Draft, cued: bool = True) -> None:
     if summary is not None:
         draft.fire(f"cues:{summary.rule_id}")
     cols.update(detect_context=detect, answer_context=answer, need_summary=summary is not None)
+
+
+def _row_contexts(sats, answer_type: str, shape: str) -> tuple[str, str, tuple[str, ...]]:
+    """(detect_context, answer_context, the rows that decided them) from the answer type's
+    and shape's rows alone: the same for every question of that type and shape, so each
+    pair is worked out once per satellites."""
+    if type(answer_type) is not str or type(shape) is not str:
+        return _decide_contexts(sats, answer_type, shape)  # a custom step's enum, say
+    known, key = sats.cached("hint_row_contexts", _new_memo), (answer_type, shape)
+    if key not in known:
+        if len(known) >= TEXTS:  # a custom step's free-form values: keep it bounded
+            known.clear()
+        known[key] = _decide_contexts(sats, answer_type, shape)
+    return known[key]
+
+
+def _new_memo(_sats) -> dict:
+    return {}
+
+
+def _decide_contexts(sats, answer_type: str, shape: str) -> tuple[str, str, tuple[str, ...]]:
+    rows = sats.cached("hint_context_rows", _context_rows)
+    type_row = rows["answer_types"].get(answer_type, {})
+    detect = type_row.get("detect_context") or "sentence"
+    answer = type_row.get("answer_context") or "paragraph"
+    fired = [f"answer_types:{answer_type}.detect_context"] if type_row else []
+    decided = f"answer_types:{answer_type}.answer_context" if type_row else None
+    shape_context = rows["answer_shapes"].get(shape, {}).get("answer_context")
+    if shape != AnswerShape.SINGLE and shape_context and _wider(shape_context, answer):
+        answer, decided = shape_context, f"answer_shapes:{shape}.answer_context"
+    return detect, answer, tuple(fired + ([decided] if decided else []))
 
 
 def _context_rows(sats) -> dict[str, dict[str, dict[str, Any]]]:

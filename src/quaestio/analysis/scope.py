@@ -32,9 +32,9 @@ from typing import Any
 import regex
 
 from ..satellites import Satellites
-from .dates import date_scope, scope_date_rules
+from .dates import DateScope, date_scope, scope_date_rules
 from .draft import Draft
-from .hints import named, numbered, pick_matches, section_names
+from .hints import Numbers, named, numbered, pick_matches, section_names
 from .rules import Rule, RuleSet, built_first, candidates, cue_rules, union_rules
 from .text import fold, tokenize
 
@@ -60,33 +60,36 @@ class Found:
 
 def scope_filters(draft: Draft) -> None:
     """Fill the scope_* columns: the question's filters merged with the caller's and context's."""
-    if _nothing_to_scope(draft):
+    cued = bool(
+        candidates(draft, union_rules(draft.sats, "scope", _scope_rulesets), draft.original)
+    )
+    if not cued and _nothing_given(draft):
         draft.columns.update(_unscoped())
         return
-    question, caller = question_scope(draft), caller_scope(draft)
+    question, caller = question_scope(draft, cued=cued), caller_scope(draft)
     gaps = [
         name
         for name in (*_LISTS[1:], "dates")
         if not _has(question, name) and not _has(caller, name)
     ]
     context = context_scope(draft, gaps) if gaps else Found()
+    if _is_empty(question) and _is_empty(caller) and _is_empty(context):
+        # a row the gate let through that names nothing after all (a number, not a year)
+        draft.columns.update(_unscoped())
+        return
     _merge(draft, question, caller, context)
 
 
-def _nothing_to_scope(draft: Draft) -> bool:
-    """Whether the question, the caller and the context give no scope at all (most questions):
-    then the columns are their empty values, without building and merging three empty
-    sources. Asks exactly what `question_scope` would: the rows' literal gates (a family with
-    a row that may match goes the long way), the concepts' scope kinds and the options."""
+def _nothing_given(draft: Draft) -> bool:
+    """Whether neither the caller, the context nor the question's concepts give a scope:
+    with no row that may match either (most questions), the columns are their empty values,
+    without building and merging three empty sources."""
     options = draft.options
     if options.get("scope") or options.get("parties"):
         return False
     if any(isinstance(t, str) and t.strip() for t in options.get("context") or ()):
         return False
-    kinds = draft.sats.cached("scope_kinds", _scope_kinds)
-    if any(kinds.get(c) in ("jurisdiction", "party") for c in draft.concepts):
-        return False
-    return not candidates(draft, union_rules(draft.sats, "scope", _scope_rulesets), draft.original)
+    return draft.sats.cached("scope_concepts", _scope_concepts).isdisjoint(draft.concepts)
 
 
 def _scope_rulesets(sats: Satellites) -> tuple[RuleSet, ...]:
@@ -112,12 +115,13 @@ def _unscoped() -> dict[str, Any]:
     }
 
 
-def question_scope(draft: Draft) -> Found:
-    """Every scope value the question itself names."""
+def question_scope(draft: Draft, *, cued: bool = True) -> Found:
+    """Every scope value the question itself names; `cued`: whether a row may match (False
+    when the scope gate said none can: then the concepts and the caller's parties alone)."""
     kinds = draft.sats.cached("scope_kinds", _scope_kinds)
-    dates = date_scope(draft)
-    sections = section_names(draft)
-    pages = numbered(draft, "page", "page")
+    dates = date_scope(draft) if cued else DateScope()
+    sections = section_names(draft) if cued else []
+    pages = numbered(draft, "page", "page") if cued else Numbers()
     found = Found(
         sections=[name for name, _, _ in sections],
         date_from=dates.date_from,
@@ -126,7 +130,7 @@ def question_scope(draft: Draft) -> Found:
     found.page_from, found.page_to = pages.bounds or (None, None)
     found.jurisdictions = [c for c in draft.concepts if kinds.get(c) == "jurisdiction"]
     blocked = dates.spans + [span for _, span, _ in sections]
-    parties, party_rules = _parties(draft, kinds, blocked)
+    parties, party_rules = _parties(draft, kinds, blocked, cued)
     found.parties = parties
     targets = _date_targets(draft) if dates.date_from or dates.date_to else []
     found.date_applies_to = targets[0].target if targets else None
@@ -175,10 +179,12 @@ def caller_scope(draft: Draft) -> Found:
 
 def context_scope(draft: Draft, wanted: list[str]) -> Found:
     """Dates, parties and jurisdictions of earlier turns, the latest turn that names each."""
+    turns = [t for t in draft.options.get("context") or () if isinstance(t, str) and t.strip()]
+    if not turns:
+        return Found()
     from .dictionary import dictionary_keywords
     from .language import detect_language
 
-    turns = [t for t in draft.options.get("context") or () if isinstance(t, str) and t.strip()]
     found, remaining = Found(), set(wanted)
     for turn in reversed(turns):
         if not remaining:
@@ -211,8 +217,12 @@ def _merge(draft: Draft, question: Found, caller: Found, context: Found) -> None
         values: list[str] = []
         seen: set[str] = set()
         for origin, source in (("question", question), ("caller", caller), ("context", context)):
-            fresh = [v for v in getattr(source, name) if fold(v) not in seen]
-            seen.update(fold(v) for v in fresh)
+            given = getattr(source, name)
+            if not given:
+                continue  # adds nothing, fires nothing
+            folded = [fold(v) for v in given]
+            fresh = [v for v, key in zip(given, folded) if key not in seen]
+            seen.update(folded)
             values += fresh
             origins += [_item(name, v, origin) for v in fresh]
             _fire(draft, source, name if fresh else None)
@@ -264,20 +274,23 @@ def _narrow(question: Found, caller: Found, context: Found | None, low: str, hig
     return lo, hi
 
 
-def _parties(draft: Draft, kinds: dict[str, str], blocked: list[tuple[int, int]]):
+def _parties(draft: Draft, kinds: dict[str, str], blocked: list[tuple[int, int]], cued: bool):
     found: list[tuple[str, str | None]] = [
         (c, f"concepts:{c}.scope_kind") for c in draft.concepts if kinds.get(c) == "party"
     ]
-    folded = fold(draft.original)
-    for name in _strings(draft.options.get("parties")):
+    known = _strings(draft.options.get("parties"))
+    folded = fold(draft.original) if known else ""
+    for name in known:
         if regex.search(rf"(?<!\w){regex.escape(fold(name))}(?!\w)", folded):
             found.append((name, None))
-    blocked = blocked + [
-        (k["span_start"], k["span_end"])
-        for k in draft.keywords
-        if k.get("span_start") is not None and (k["source"] == "anchor" or k.get("concept"))
-    ]
-    for name, (start, end), rule_id in named(draft, "party"):
+    names = named(draft, "party") if cued else []
+    if names:  # the spans a name may not overlap, read only when a row found one
+        blocked = blocked + [
+            (k["span_start"], k["span_end"])
+            for k in draft.keywords
+            if k.get("span_start") is not None and (k["source"] == "anchor" or k.get("concept"))
+        ]
+    for name, (start, end), rule_id in names:
         if not any(start < b_end and b_start < end for b_start, b_end in blocked):
             found.append((_POSSESSIVE.sub("", name), f"cues:{rule_id}"))
     kept: list[tuple[str, str | None]] = []
@@ -295,6 +308,12 @@ def _date_targets(draft: Draft) -> list[Rule]:
     return pick_matches(
         draft, cue_rules(draft.sats, "date_target"), draft.original, lambda rule, m: rule
     )
+
+
+def _scope_concepts(sats: Satellites) -> frozenset[str]:
+    """The concepts that are a scope value when the question names them."""
+    kinds = sats.cached("scope_kinds", _scope_kinds)
+    return frozenset(c for c, kind in kinds.items() if kind in ("jurisdiction", "party"))
 
 
 def _scope_kinds(sats: Satellites) -> dict[str, str]:
@@ -359,6 +378,19 @@ def _text(value: Any) -> str:
 
 def _item(name: str, value: Any, origin: str) -> dict[str, str]:
     return {"name": name, "value": _text(value), "origin": origin}
+
+
+def _is_empty(found: Found) -> bool:
+    """Whether a source holds no value at all (then it fired no row either)."""
+    return not (
+        found.sections
+        or found.parties
+        or found.jurisdictions
+        or found.custom
+        or found.date_applies_to
+        or any(v is not None for v in (found.date_from, found.date_to))
+        or any(v is not None for v in (found.page_from, found.page_to))
+    )
 
 
 def _has(found: Found, name: str) -> bool:
