@@ -134,7 +134,7 @@ def _for_re(pattern: str) -> str:
 
 # The facts kind of a reading (`satellites.facts`), a name no other reading of the shared
 # cache file has used: a stale kind would be trusted. A change of the reading renames it.
-FACT_KIND = "literals-bounded-v1"
+FACT_KIND = "literals-bounded-v2"
 
 
 def literal_factors(pattern: str) -> list[frozenset[str]]:
@@ -232,8 +232,9 @@ def _item(op, av) -> _Reading:
             return _Reading(None, [frozenset({DIGIT})])
         if kinds == [("CATEGORY", "CATEGORY_SPACE")]:
             return _Reading({" "}, [])
-        if all(o == "LITERAL" for o, _ in kinds) and len(av) <= 8:
-            return _Reading({_fold(c) for _, c in av}, [])
+        chars = _listed_class(av)
+        if chars is not None:  # `[QT]`, `[1-4]`: a few characters, each a literal
+            return _Reading({_fold(c) for c in chars}, [])
         bounded = _non_word_class(av)
         return _Reading(None, [], bounded, bounded)
     if name == "BRANCH":
@@ -241,6 +242,23 @@ def _item(op, av) -> _Reading:
     if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         return _repeat(*av)
     return _Reading(None, [])
+
+
+def _listed_class(av) -> list[int] | None:
+    """The code points of a class of at most 8 listed characters and ranges (not negated,
+    no category), else None."""
+    codes: list[int] = []
+    for op, value in av:
+        kind = str(op)
+        if kind == "LITERAL":
+            codes.append(value)
+        elif kind == "RANGE" and value[1] - value[0] < 8:
+            codes.extend(range(value[0], value[1] + 1))
+        else:
+            return None
+        if len(codes) > 8:
+            return None
+    return codes
 
 
 def _fold(code: int) -> str:
