@@ -18,7 +18,7 @@ from .anchors import anchor_keywords
 from .answer import answer_shape_and_type
 from .clarify import clarify
 from .decompose import decompose
-from .dictionary import dictionary_keywords, expand_pieces
+from .dictionary import VariantBlock, dictionary_keywords, expand_pieces, variant_blocks
 from .direct import direct_keywords
 from .dispatch import dispatch_plan
 from .draft import Draft
@@ -369,7 +369,7 @@ def finish_pieces(draft: Draft, started: float) -> dict[str, Any]:
     record.update(
         question_id=draft.question_id,
         original_question=draft.original,
-        corrected_question=clean(draft.corrected_text()),
+        corrected_question=_cleaned(draft.corrected_text()),
         language=draft.language,
         spelling_corrections=[
             dict(c.__dict__)
@@ -385,6 +385,12 @@ def finish_pieces(draft: Draft, started: float) -> dict[str, Any]:
         latency_ms=(time.perf_counter() - started) * 1000,
     )
     return record
+
+
+def _cleaned(text: str) -> str:
+    """`clean(text)`, without its work on most questions: printable ASCII is its own NFKC
+    form and holds no control or format character."""
+    return text if text.isascii() and text.isprintable() else clean(text)
 
 
 # Columns that no step has set keep the documented defaults of the row model.
@@ -413,14 +419,59 @@ def _deduplicated_pieces(
     deduplicated among themselves, with their folded texts, so the work per row follows the
     number of pieces, not of variants, except for the texts two pieces share.
     """
-    from .dictionary import VariantBlock, variant_blocks
+    if not expansions and _all_distinct(keywords, sats):
+        return list(keywords)  # most rows: nothing to drop, no block to read
+    pieces, keys, shared = _pieces(keywords, sats, expansions or {})
+    if not shared:  # every piece is kept as it is
+        return pieces
+    best: dict[str, dict] = {}  # the winner of each shared text, in the order of the steps
+    for piece, key in zip(pieces, keys):
+        if key is None and piece.keys.isdisjoint(shared):
+            continue  # a block none of whose texts another piece has
+        for k, folded in zip(piece.keywords, piece.folded) if key is None else [(piece, key)]:
+            if folded not in shared:
+                continue
+            held = best.get(folded)
+            if held is None or (
+                (_PRECEDENCE[k["source"]], -k["weight"])
+                < (_PRECEDENCE[held["source"]], -held["weight"])
+            ):
+                best[folded] = k
+    out: list[Any] = []
+    for piece, key in zip(pieces, keys):
+        if key is not None:
+            if key not in shared or best[key] is piece:
+                out.append(piece)
+        elif isinstance(piece, VariantBlock) and piece.keys.isdisjoint(shared):
+            out.append(piece)  # kept whole: stays one piece
+        else:
+            out += [
+                k
+                for k, folded in zip(piece.keywords, piece.folded)
+                if (best[folded] is k if folded in shared else id(k) in piece.kept_ids)
+            ]
+    return out
 
+
+def _all_distinct(keywords: list[dict], sats: Satellites) -> bool:
+    """Whether the keywords' folded texts are all different and none starts a block spelled
+    out in the list: `_pieces` would then give them as they are, sharing no text."""
+    texts = {fold(k["text"]) for k in keywords}
+    return len(texts) == len(keywords) and variant_blocks(sats).by_first.keys().isdisjoint(
+        map(id, keywords)
+    )
+
+
+def _pieces(
+    keywords: list[dict], sats: Satellites, waiting: dict[int, tuple[dict, Any]]
+) -> tuple[list[Any], list[str | None], set[str]]:
+    """The row's pieces in order (a keyword dict, or a block standing for its keywords), each
+    dict's folded text (None for a block), and the folded texts two pieces share."""
     starts = variant_blocks(sats).by_first
-    pieces: list[Any] = []  # a keyword dict, or a block standing for its keywords
-    keys: list[str | None] = []  # a dict's folded text; None for a block
+    pieces: list[Any] = []
+    keys: list[str | None] = []
     seen: set[str] = set()
     shared: set[str] = set()
-    waiting = expansions or {}
     i, n = 0, len(keywords)
     while i < n:
         k = keywords[i]
@@ -435,7 +486,7 @@ def _deduplicated_pieces(
             pieces.append(k)
             keys.append(text)
             i += 1
-            after = waiting.get(id(k))
+            after = waiting.get(id(k)) if waiting else None
             block = after[1] if after is not None and after[0] is k else None
         if block is not None:
             if not seen.isdisjoint(block.keys):
@@ -443,31 +494,4 @@ def _deduplicated_pieces(
             seen |= block.keys
             pieces.append(block)
             keys.append(None)
-    best: dict[str, dict] = {}  # the winner of each shared text, in the order of the steps
-    if shared:
-        for piece, key in zip(pieces, keys):
-            if key is None and piece.keys.isdisjoint(shared):
-                continue  # a block none of whose texts another piece has
-            for k, folded in zip(piece.keywords, piece.folded) if key is None else [(piece, key)]:
-                if folded not in shared:
-                    continue
-                held = best.get(folded)
-                if held is None or (
-                    (_PRECEDENCE[k["source"]], -k["weight"])
-                    < (_PRECEDENCE[held["source"]], -held["weight"])
-                ):
-                    best[folded] = k
-    out: list[Any] = []
-    for piece, key in zip(pieces, keys):
-        if key is not None:
-            if key not in shared or best[key] is piece:
-                out.append(piece)
-        elif isinstance(piece, VariantBlock) and (not shared or piece.keys.isdisjoint(shared)):
-            out.append(piece)  # kept whole: stays one piece
-        else:
-            out += [
-                k
-                for k, folded in zip(piece.keywords, piece.folded)
-                if (best[folded] is k if folded in shared else id(k) in piece.kept_ids)
-            ]
-    return out
+    return pieces, keys, shared
