@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quaestio import DEFAULT_STEPS, prepare
-from quaestio.analysis import dictionary
+from quaestio.analysis import dictionary, direct, dispatch, spelling
 from quaestio.analysis.dictionary import _BLOCKED, dictionary_index
 from quaestio.analysis.pipeline import new_draft, run_steps_together
 from quaestio.satellites import bundled_satellites
@@ -142,3 +142,104 @@ def test_overlap_counted_over_the_question_is_the_count_over_the_concept(context
     assert dictionary._overlap(context, own, words) == sum(
         1 for stem in words if context[stem] > own[stem]
     )
+
+
+def _typo(word: str, at: int) -> str:
+    at %= max(len(word), 1)
+    return word[:at] + word[at + 1 :] if len(word) > 4 else word + "x"
+
+
+_TYPOS = ["premum", "polcy", "anual", "deductable", "insurence", "coverge", "Acme", "Germanyy"]
+
+
+def _question(data, sats) -> str:
+    keywords = _keywords(sats)
+    word = st.one_of(
+        st.builds(_typo, st.sampled_from(keywords), st.integers(0, 20)),
+        st.sampled_from(keywords + _TYPOS + _NOISE),
+        st.sampled_from(keywords).map(str.upper),
+        st.text(alphabet="abcdeéñ", min_size=1, max_size=9),
+    )
+    return " ".join(data.draw(st.lists(word, min_size=1, max_size=12)))
+
+
+def _before(step, question: str, sats):
+    draft = new_draft(question, sats)
+    run_steps_together([draft], DEFAULT_STEPS[: DEFAULT_STEPS.index(step)])
+    return draft
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_spelling_looks_only_at_unknown_words_and_finds_what_a_look_at_all_finds(data, sats):
+    question = data.draw(st.sampled_from(QUESTIONS)) if data.draw(st.booleans()) else ""
+    question = question or _question(data, sats)
+    draft = _before(spelling.correct_spelling, question, sats)
+    plain = _before(spelling.correct_spelling, question, sats)
+    spelling.correct_spelling(draft)
+    language = plain.language or sats.defaults.default_language
+    spelling.correct_words(plain, language, {t.folded for t in plain.tokens})
+    assert draft.corrections == plain.corrections
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_direct_keywords_of_a_plain_draft_are_those_of_the_general_path(data, sats):
+    question = _question(data, sats)
+    draft = _before(direct.direct_keywords, question, sats)
+    if draft.corrections or draft.has_protected_spans():
+        return  # the shortcut is for drafts without either
+    general = _before(direct.direct_keywords, question, sats)
+    direct.add_direct(draft, plain=True)
+    direct.add_direct(general, plain=False)
+    assert draft.keywords == general.keywords
+
+
+def _plain_plan(draft) -> tuple[dict, list[str]]:
+    """The dispatch cascade row by row for every question, as it read before its cache."""
+    rows = dispatch._rows(draft.sats)
+    cols, fired = draft.columns, []
+    kind = (cols.get("answer_type", "text"), cols.get("answer_shape", "single"))
+    levels = [
+        [("concepts", c, rows["concepts"].get(c)) for c in draft.concepts],
+        [("answer_types", kind[0], rows["answer_types"].get(kind[0]))],
+        [("answer_shapes", kind[1], rows["answer_shapes"].get(kind[1]))],
+    ]
+    plan = {}
+    for setting, columns in dispatch._CASCADE.items():
+        value = None
+        for level, column in zip(levels, columns[:3]):
+            for table, key, row in level if column else ():
+                if value is None and row is not None and row.get(column) not in (None, ""):
+                    value = row[column]
+                    fired.append(f"{table}:{key}.{column}")
+        if value is None:
+            value = getattr(draft.sats.defaults, columns[3]) or None
+            if value is not None:
+                fired.append(f"defaults:{columns[3]}")
+        plan[setting] = value
+    return plan, list(dict.fromkeys(fired))
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_dispatch_plan_is_the_cascade_row_by_row(data, sats):
+    """Drafts of every kind in turn, so the per-kind cache answers a kind it built for
+    another question."""
+    rows = dispatch._rows(sats)
+    types = st.sampled_from([*rows["answer_types"], "text", "unknown"])
+    shapes = st.sampled_from([*rows["answer_shapes"], "single", "unknown"])
+    concepts = st.lists(st.sampled_from(sorted(sats.concepts["concept"].to_list())), max_size=4)
+    draft = new_draft("What is covered?", sats)
+    draft.columns.update(answer_type=data.draw(types), answer_shape=data.draw(shapes))
+    draft.concepts[:] = dict.fromkeys(data.draw(concepts))
+    dispatch.dispatch_plan(draft)
+    plan, fired = _plain_plan(draft)
+    assert {k: draft.columns[k] for k in plan} == plan
+    assert draft.rules_fired == fired

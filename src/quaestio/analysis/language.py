@@ -10,13 +10,17 @@ language's word list; "Is Non Owner Car Insurance Cheaper?" is English by its no
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter
 from functools import lru_cache
+from itertools import chain
+from operator import attrgetter
 
 from ..satellites import Satellites
 from .draft import Draft
 from .text import quoted_spans
 from .wordlist import language_vocabulary
+
+_FOLDED = attrgetter("folded")
 
 # Letters that only some languages use break ties between close scores.
 _LETTER_HINTS = {
@@ -62,14 +66,14 @@ def detect_language(draft: Draft) -> None:
         draft.language = draft.options["language"]
         return
     index = draft.sats.cached("stopword_index", _stopword_index)
-    scores: defaultdict[str, float] = defaultdict(float)
-    for tok in draft.tokens:
-        for lang in index.get(tok.folded, ()):
-            scores[lang] += 1
+    # one vote per function word for each language that has it, counted in C
+    votes = filter(None, map(index.get, map(_FOLDED, draft.tokens)))
+    scores: dict[str, float] = dict(Counter(chain.from_iterable(votes)))
     lowered = draft.original.lower()
-    for letter, lang in _LETTER_HINTS.items():
-        if letter in lowered:
-            scores[lang] += 0.5
+    if not lowered.isascii():  # every hint letter is outside ASCII
+        for letter, lang in _LETTER_HINTS.items():
+            if letter in lowered:
+                scores[lang] = scores.get(lang, 0) + 0.5
     defaults = draft.sats.defaults
     if not scores or max(scores.values()) < defaults.language_min_evidence:
         draft.language = defaults.default_language
@@ -89,7 +93,7 @@ def _content_vote(
     draft: Draft,
     index: dict[str, frozenset[str]],
     contenders: list[str],
-    scores: defaultdict[str, float],
+    scores: dict[str, float],
     ratio: float,
 ) -> None:
     """Add one vote per content word to the contender whose word list uses it `ratio` times
