@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quaestio import DEFAULT_STEPS, prepare
-from quaestio.analysis import dictionary, direct, dispatch, spelling
+from quaestio.analysis import dictionary, direct, dispatch, language, spelling
 from quaestio.analysis.dictionary import _BLOCKED, dictionary_index
 from quaestio.analysis.pipeline import new_draft, run_steps_together
 from quaestio.satellites import bundled_satellites
@@ -243,3 +243,16 @@ def test_dispatch_plan_is_the_cascade_row_by_row(data, sats):
     plan, fired = _plain_plan(draft)
     assert {k: draft.columns[k] for k in plan} == plan
     assert draft.rules_fired == fired
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_a_language_alone_in_the_scores_is_the_vote_of_the_general_path(data, sats):
+    draft = new_draft(_question(data, sats), sats)
+    language.detect_language(draft)
+    index = sats.cached("stopword_index", language._stopword_index)
+    scores = language._scores(draft, index)
+    if len(scores) == 1 and max(scores.values()) >= sats.defaults.language_min_evidence:
+        assert draft.language == language._vote(draft, index, scores)

@@ -89,11 +89,14 @@ def correct_spelling(draft: Draft) -> None:
 
 def unknown_words(draft: Draft, language: str) -> set[str]:
     """The question's folds of a length to correct that neither the dictionary words of
-    `language` nor its stopwords hold: the only tokens `correct_words` may change (found
-    with set operations, not token by token)."""
+    `language`, its stopwords nor its general word list hold: the only tokens
+    `correct_words` may change (found with set operations, not token by token)."""
     d = draft.sats.defaults
     unknown = set(map(_FOLDED, draft.tokens)) - _known_words(draft.sats, language)
-    return {w for w in unknown if d.fuzzy_min_length <= len(w) <= _LONGEST_WORD}
+    unknown = {w for w in unknown if d.fuzzy_min_length <= len(w) <= _LONGEST_WORD}
+    if unknown:  # (the word list loads here, for the first word it may know)
+        unknown -= language_vocabulary(language).among(unknown)
+    return unknown
 
 
 def _known_words(sats: Satellites, language: str) -> frozenset[str]:
