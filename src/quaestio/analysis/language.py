@@ -82,11 +82,12 @@ def _scores(draft: Draft, index: dict[str, frozenset[str]]) -> dict[str, float]:
     for langs in filter(None, map(index.get, map(_FOLDED, draft.tokens))):
         for lang in langs:
             scores[lang] = scores.get(lang, 0) + 1
+    if draft.original.isascii():  # every hint letter is outside ASCII
+        return scores
     lowered = draft.original.lower()
-    if not lowered.isascii():  # every hint letter is outside ASCII
-        for letter, lang in _LETTER_HINTS.items():
-            if letter in lowered:
-                scores[lang] = scores.get(lang, 0) + 0.5
+    for letter, lang in _LETTER_HINTS.items():
+        if letter in lowered:
+            scores[lang] = scores.get(lang, 0) + 0.5
     return scores
 
 
