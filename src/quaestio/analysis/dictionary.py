@@ -19,6 +19,7 @@ import functools
 from collections import Counter, defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
 from typing import Any
 
 import ahocorasick
@@ -52,6 +53,9 @@ class DictionaryIndex:
     by_concept: dict[str, list[int]]
     token_counts: Counter  # folded token → rows using it (all match kinds): known vocabulary
     fuzzy_tokens: dict[str, str]  # folded token of `fuzzy` rows → its surface, as written
+    # language → the automaton of its `fuzzy` rows' lemmas (None: no such row), built on the
+    # first question in that language (`_lemma_automaton`)
+    lemma_automata: dict[str | None, ahocorasick.Automaton | None] = field(default_factory=dict)
 
 
 def build_index(sats: Satellites) -> DictionaryIndex:
@@ -78,12 +82,21 @@ def build_index(sats: Satellites) -> DictionaryIndex:
             for t in toks:
                 if t.is_word:
                     fuzzy_tokens.setdefault(t.folded, t.text)
+    cased_rows = {i for i, e in enumerate(entries) if e.cased is not None}
+    automaton = _automaton(keys, cased_rows)
+    return DictionaryIndex(entries, automaton, dict(by_concept), token_counts, fuzzy_tokens)
+
+
+def _automaton(keys: dict[str, list[int]], cased: Collection[int] = ()) -> ahocorasick.Automaton:
+    """Space-padded keys → (key length, tokens, row ids, whether a row is `cased`): a match
+    carries all `_find` needs, and most need no check of their case (`_accept`)."""
     automaton = ahocorasick.Automaton()
     for key, ids in keys.items():
-        automaton.add_word(key, (len(key), key.count(" ") - 1, tuple(ids)))
+        checked = any(i in cased for i in ids)
+        automaton.add_word(key, (len(key), key.count(" ") - 1, tuple(ids), checked))
     if keys:
         automaton.make_automaton()
-    return DictionaryIndex(entries, automaton, dict(by_concept), token_counts, fuzzy_tokens)
+    return automaton
 
 
 def dictionary_index(sats: Satellites) -> DictionaryIndex:
@@ -99,9 +112,9 @@ def dictionary_keywords(draft: Draft) -> None:
         return
     entries = index.entries
     matches = _matches(draft.sats)
-    for (first, last), ids in sorted(spans.items()):
+    for (first, last), ids in spans.items():  # in order of their start (see `_find`)
         concept = entries[ids[0]].concept
-        if all(entries[i].concept == concept for i in ids):
+        if len(ids) == 1 or all(entries[i].concept == concept for i in ids):
             matched = ids
         else:
             concepts = sorted({entries[i].concept for i in ids})
@@ -111,6 +124,8 @@ def dictionary_keywords(draft: Draft) -> None:
 
 
 def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[int]]:
+    """The matched spans (first, last token) → their rows, without the spans inside a longer
+    one, in order of their start."""
     if draft.corrections or draft.has_protected_spans():
         folded = [
             _BLOCKED if draft.is_protected(t) else draft.folded(i)
@@ -119,42 +134,64 @@ def _find(draft: Draft, index: DictionaryIndex) -> dict[tuple[int, int], list[in
     else:  # most questions: the tokens' own folds
         folded = [t.folded for t in draft.tokens]
     text = " " + " ".join(folded) + " "
-    start_of = _start_of(folded)
-    shouting = None  # asked only when a `cased` row matches (a code: "US", "IT")
-    cased = _cased_rows(draft.sats, index)
-    spans: dict[tuple[int, int], list[int]] = {}
-    for end, (length, ntok, ids) in index.automaton.iter(text):
-        first = start_of.get(end - length + 2)
-        if first is None:  # a key of empty folds ("ͺ") met the padding of a tokenless text
-            continue
-        last = first + ntok - 1
-        if cased.isdisjoint(ids):  # most keys: nothing to check
-            ok = list(ids)
-        else:
-            if shouting is None:
-                shouting = not any(c.islower() for c in draft.original)
-            ok = [i for i in ids if _accept(draft, index.entries[i], first, last, shouting)]
-        if ok:
-            spans.setdefault((first, last), []).extend(ok)
+    spans = _spans(draft, index.automaton, text, folded, index.entries)
     # The exact form wins: the inflected pass skips the spans found as written.
-    spans.update(_find_inflected(draft, index, folded, spans.keys()))
+    spans.update(_find_inflected(draft, index, folded, spans.keys(), text))
+    if len(spans) < 2:
+        return spans
     # A keyword inside a longer matched keyword is less specific: the longer one wins.
     # Sorted by start, longest first, a span is inside another iff an earlier one ends later.
+    # So the spans kept start at distinct tokens, in order.
     kept, reach = {}, -1
-    for span in sorted(spans, key=lambda s: (s[0], -s[1])):
+    for span in sorted(spans, key=_start_then_longest):
         if span[1] > reach:
             kept[span] = spans[span]
             reach = span[1]
     return kept
 
 
+def _start_then_longest(span: tuple[int, int]) -> tuple[int, int]:
+    return span[0], -span[1]
+
+
+def _spans(
+    draft: Draft,
+    automaton: ahocorasick.Automaton,
+    text: str,
+    words: list[str],
+    entries: list[Entry],
+    found: Collection[tuple[int, int]] = (),
+) -> dict[tuple[int, int], list[int]]:
+    """The spans of `words` (joined into `text`) that an automaton's keys match, but for
+    those in `found`, each with the rows its key stands for (one key per span: the key is
+    the span's words). `cased` rows must also match as written (`_accept`)."""
+    spans: dict[tuple[int, int], list[int]] = {}
+    start_of = None  # built on the first match: most questions match nothing
+    shouting = None  # asked only when a `cased` row matches (a code: "US", "IT")
+    for end, (length, ntok, ids, checked) in automaton.iter(text):
+        if start_of is None:
+            start_of = _start_of(words)
+        first = start_of.get(end - length + 2)
+        if first is None:  # a key of empty folds ("ͺ") met the padding of a tokenless text
+            continue
+        last = first + ntok - 1
+        if found and (first, last) in found:
+            continue
+        if not checked:  # most keys: nothing to check
+            spans[first, last] = list(ids)
+            continue
+        if shouting is None:
+            shouting = not any(map(str.islower, draft.original))
+        ok = [i for i in ids if _accept(draft, entries[i], first, last, shouting)]
+        if ok:
+            spans[first, last] = ok
+    return spans
+
+
 def _start_of(words: list[str]) -> dict[int, int]:
     """Where each word starts in `" " + " ".join(words) + " "` -> its index."""
-    start_of, pos = {}, 1
-    for i, word in enumerate(words):
-        start_of[pos] = i
-        pos += len(word) + 1
-    return start_of
+    # (positions summed in C: a loop over the words was a tenth of the step)
+    return dict(zip(accumulate(map((1).__add__, map(len, words)), initial=1), range(len(words))))
 
 
 def _find_inflected(
@@ -162,33 +199,33 @@ def _find_inflected(
     index: DictionaryIndex,
     folded: list[str],
     found: Collection[tuple[int, int]] = (),
+    text: str | None = None,
 ) -> dict[tuple[int, int], list[int]]:
     """Spans whose lemmas match the lemmas of a `fuzzy` row of the question's language,
-    but for the spans in `found` (matched as written)."""
+    but for the spans in `found` (matched as written); `text`: `folded` joined as `_find`
+    did, when it has it."""
     language = draft.language
-    automaton = _lemma_automaton(draft.sats, index, language)
+    automaton = _lemma_automaton(index, language)
     if automaton is None:
         return {}
     if draft.corrections:
         written = [_written(draft, i) for i in range(len(folded))]
     else:
         written = [t.text for t in draft.tokens]
-    words = [f if f == _BLOCKED else _lemma_word(w, language) for f, w in zip(folded, written)]
-    text = " " + " ".join(words) + " "
-    start_of = _start_of(words)
-    spans: dict[tuple[int, int], list[int]] = {}
-    for end, (length, ntok, ids) in automaton.iter(text):
-        first = start_of.get(end - length + 2)
-        if first is None:  # not at a word's start: a match inside a word
-            continue
-        if (first, first + ntok - 1) in found:
-            continue
-        if ntok == 1:  # one word alone: only its number or gender may differ
-            word = folded[first]
-            ids = tuple(i for i in ids if _same_word(word, index.entries[i].keyword))
-            if not ids:
-                continue
-        spans.setdefault((first, first + ntok - 1), []).extend(ids)
+    words = list(map(_lemma_word, written, repeat(language)))
+    if _BLOCKED in folded:
+        words = [_BLOCKED if f == _BLOCKED else w for f, w in zip(folded, words)]
+    if text is None or words != folded:  # (most words are their own lemma: often all are)
+        text = " " + " ".join(words) + " "
+    spans = _spans(draft, automaton, text, words, index.entries, found)
+    for span, ids in list(spans.items()):
+        if span[0] == span[1]:  # one word alone: only its number or gender may differ
+            word = folded[span[0]]
+            kept = [i for i in ids if _same_word(word, index.entries[i].keyword)]
+            if kept:
+                spans[span] = kept
+            else:
+                del spans[span]
     return spans
 
 
@@ -230,7 +267,7 @@ def _same_word(word: str, keyword: str) -> bool:
 
 def lemma_automaton(sats: Satellites, language: str | None) -> ahocorasick.Automaton | None:
     """Build (or return) the lemma automaton of one language ahead of its first question."""
-    return _lemma_automaton(sats, dictionary_index(sats), language)
+    return _lemma_automaton(dictionary_index(sats), language)
 
 
 def _written(draft: Draft, i: int) -> str:
@@ -238,34 +275,17 @@ def _written(draft: Draft, i: int) -> str:
     return fix.corrected if fix is not None else draft.tokens[i].text
 
 
-def _lemma_automaton(
-    sats: Satellites, index: DictionaryIndex, language: str | None
-) -> ahocorasick.Automaton | None:
+def _lemma_automaton(index: DictionaryIndex, language: str | None) -> ahocorasick.Automaton | None:
     """The `fuzzy` rows of one language keyed by their lemmas, built on first use (so an
     English question never loads the Spanish lemma table)."""
-    cache = sats.cached("lemma_automata", lambda s: {})
+    cache = index.lemma_automata
     if language not in cache:
         keys: dict[str, list[int]] = defaultdict(list)
         for idx, e in enumerate(index.entries):
             if e.match == "fuzzy" and e.language == language:
                 keys[lemma_key([t.text for t in tokenize(e.keyword)], language)].append(idx)
-        automaton = None
-        if keys:
-            automaton = ahocorasick.Automaton()
-            for key, ids in keys.items():
-                automaton.add_word(key, (len(key), key.count(" ") - 1, tuple(ids)))
-            automaton.make_automaton()
-        cache[language] = automaton
+        cache[language] = _automaton(keys) if keys else None
     return cache[language]
-
-
-def _cased_rows(sats: Satellites, index: DictionaryIndex) -> frozenset[int]:
-    """The entries `_accept` has to look at (`cased` rows); the others always pass."""
-
-    def build(_: Satellites) -> frozenset[int]:
-        return frozenset(i for i, e in enumerate(index.entries) if e.cased is not None)
-
-    return sats.cached("cased_rows", build)
 
 
 def _accept(draft: Draft, entry: Entry, first: int, last: int, shouting: bool) -> bool:
@@ -297,9 +317,8 @@ def _expand(
         best = matched[0]
     else:
         best = min(matched, key=lambda i: _rank(index.entries[i], lang))
-    span = {"span_start": draft.tokens[first].start, "span_end": draft.tokens[last].end}
     if concept in draft.concepts:
-        draft.keywords.append({**_keyword(index, best), **span})
+        draft.keywords.append(_spanned(_keyword(index, best), draft, first, last))
         return
     draft.concepts.append(concept)
     key = (concept, lang, best)
@@ -307,10 +326,18 @@ def _expand(
     if found is None:
         variants = _variants(draft.sats, index, concept, lang)
         found = matches[key] = (variants[best], variant_block(draft.sats, variants, key))
-    spanned = {**found[0], **span}
+    spanned = _spanned(found[0], draft, first, last)
     draft.keywords.append(spanned)
     if found[1] is not None:  # shared, not copied: they wait after `spanned` (`Draft.expansions`)
         draft.expansions[id(spanned)] = (spanned, found[1])
+
+
+def _spanned(keyword: dict, draft: Draft, first: int, last: int) -> dict:
+    """A copy of `keyword` spanning tokens first..last (its span keys keep their place)."""
+    out = keyword.copy()
+    out["span_start"] = draft.tokens[first].start
+    out["span_end"] = draft.tokens[last].end
+    return out
 
 
 def _matches(sats: Satellites) -> dict[tuple, tuple[dict, VariantBlock | None]]:
@@ -444,6 +471,13 @@ def _context(draft: Draft) -> Counter:
     return draft.options["context_stems"]
 
 
+def _overlap(context: Counter, own: Counter, words: frozenset[str]) -> int:
+    """How many of a concept's stems the question uses outside the ambiguous span: counted
+    over the question's stems, not the concept's (a definition may hold hundreds), as a stem
+    the question lacks has no count above its span's."""
+    return sum(1 for stem, n in context.items() if n > own[stem] and stem in words)
+
+
 def _disambiguate(
     draft: Draft,
     index: DictionaryIndex,
@@ -456,9 +490,7 @@ def _disambiguate(
     keys = {}
     for concept in concepts:
         entries = [index.entries[i] for i in ids if index.entries[i].concept == concept]
-        overlap = sum(
-            1 for stem in _concept_context(draft.sats, index, concept) if context[stem] > own[stem]
-        )
+        overlap = _overlap(context, own, _concept_context(draft.sats, index, concept))
         keys[concept] = (
             overlap,
             any(e.language in (draft.language, "*") for e in entries),

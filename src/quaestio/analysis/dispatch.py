@@ -8,6 +8,7 @@ the other columns call for, so a backend can switch them on without re-reading t
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from ..satellites import Satellites
@@ -37,45 +38,59 @@ _CASCADE = {
 def dispatch_plan(draft: Draft) -> None:
     rows = draft.sats.cached("dispatch_rows", _rows)
     cols = draft.columns
-    levels = (
-        [("concepts", c, rows["concepts"].get(c)) for c in draft.concepts],
-        [
-            (
-                "answer_types",
-                cols.get("answer_type", "text"),
-                rows["answer_types"].get(cols.get("answer_type", "text")),
-            )
-        ],
-        [
-            (
-                "answer_shapes",
-                cols.get("answer_shape", "single"),
-                rows["answer_shapes"].get(cols.get("answer_shape", "single")),
-            )
-        ],
-    )
-    defaults = draft.sats.defaults
-    for setting, columns in _CASCADE.items():
-        value = None
-        for level, column in zip(levels, columns[:3]):
-            for table, key, row in level if column else ():
-                if row is not None and row.get(column) not in (None, ""):
-                    value = row[column]
-                    draft.fire(f"{table}:{key}.{column}")
-                    break
-            if value is not None:
-                break
-        if value is None:
-            value = getattr(defaults, columns[3]) or None
-            if value is not None:
-                draft.fire(f"defaults:{columns[3]}")
+    concepts = [(c, rows["concepts"][c]) for c in draft.concepts if c in rows["concepts"]]
+    kind = (cols.get("answer_type", "text"), cols.get("answer_shape", "single"))
+    below = _below_concepts(draft.sats, kind)
+    for (setting, columns), (value, rule) in zip(_CASCADE.items(), below):
+        if concepts:
+            found = _decide([("concepts", concepts)], columns[:1])
+            if found[0] is not None:
+                value, rule = found
+        if rule is not None:
+            draft.fire(rule)
         cols[setting] = value
     cols["activations"] = _activations(draft)
 
 
+Decision = tuple[Any, "str | None"]  # a setting's value and the rule that set it
+
+
+def _decide(levels: list[tuple[str, list[tuple[Any, Any]]]], columns: tuple) -> Decision:
+    """The first row along `levels` (a table and its (key, row) pairs, in order) that sets a
+    setting, in the column that holds it in that table (None: the table has none)."""
+    for (table, keyed), column in zip(levels, columns):
+        for key, row in keyed if column else ():
+            if row is not None and row.get(column) not in (None, ""):
+                return row[column], f"{table}:{key}.{column}"
+    return None, None
+
+
+def _below_concepts(sats: Satellites, kind: tuple[Any, Any]) -> list[Decision]:
+    """Each setting as the answer type, the answer shape and the defaults decide it, for one
+    (answer_type, answer_shape): the same for every question of that kind, so built once
+    per satellites; only the matched concepts are looked at per question."""
+    cache = sats.cached("dispatch_below_concepts", lambda s: {})
+    if kind not in cache:
+        rows = sats.cached("dispatch_rows", _rows)
+        answer_type, answer_shape = kind
+        levels = [
+            ("answer_types", [(answer_type, rows["answer_types"].get(answer_type))]),
+            ("answer_shapes", [(answer_shape, rows["answer_shapes"].get(answer_shape))]),
+        ]
+        decided = []
+        for columns in _CASCADE.values():
+            value, rule = _decide(levels, columns[1:3])
+            if value is None:
+                value = getattr(sats.defaults, columns[3]) or None
+                rule = None if value is None else f"defaults:{columns[3]}"
+            decided.append((value, rule))
+        cache[kind] = decided
+    return cache[kind]
+
+
 def _activations(draft: Draft) -> list[str]:
     cols = draft.columns
-    sources = {k["source"] for k in draft.keywords}
+    sources = set(map(itemgetter("source"), draft.keywords))
     wanted = [
         ("exact_terms", "explicit" in sources),
         ("anchor_terms", "anchor" in sources),

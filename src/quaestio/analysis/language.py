@@ -10,13 +10,15 @@ language's word list; "Is Non Owner Car Insurance Cheaper?" is English by its no
 
 from __future__ import annotations
 
-from collections import defaultdict
 from functools import lru_cache
+from operator import attrgetter
 
 from ..satellites import Satellites
 from .draft import Draft
 from .text import quoted_spans
 from .wordlist import language_vocabulary
+
+_FOLDED = attrgetter("folded")
 
 # Letters that only some languages use break ties between close scores.
 _LETTER_HINTS = {
@@ -62,34 +64,51 @@ def detect_language(draft: Draft) -> None:
         draft.language = draft.options["language"]
         return
     index = draft.sats.cached("stopword_index", _stopword_index)
-    scores: defaultdict[str, float] = defaultdict(float)
-    for tok in draft.tokens:
-        for lang in index.get(tok.folded, ()):
-            scores[lang] += 1
-    lowered = draft.original.lower()
-    for letter, lang in _LETTER_HINTS.items():
-        if letter in lowered:
-            scores[lang] += 0.5
+    scores = _scores(draft, index)
     defaults = draft.sats.defaults
     if not scores or max(scores.values()) < defaults.language_min_evidence:
         draft.language = defaults.default_language
-        return
+    elif len(scores) == 1:  # most questions: one language's function words, no contest
+        (draft.language,) = scores
+    else:
+        draft.language = _vote(draft, index, scores)
+
+
+def _scores(draft: Draft, index: dict[str, frozenset[str]]) -> dict[str, float]:
+    """Language -> its evidence: a vote per function word, half a vote per hint letter."""
+    scores: dict[str, float] = {}
+    # one vote per function word for each language that has it (the other tokens, most of
+    # them, are dropped in C)
+    for langs in filter(None, map(index.get, map(_FOLDED, draft.tokens))):
+        for lang in langs:
+            scores[lang] = scores.get(lang, 0) + 1
+    if draft.original.isascii():  # every hint letter is outside ASCII
+        return scores
+    lowered = draft.original.lower()
+    for letter, lang in _LETTER_HINTS.items():
+        if letter in lowered:
+            scores[lang] = scores.get(lang, 0) + 0.5
+    return scores
+
+
+def _vote(draft: Draft, index: dict[str, frozenset[str]], scores: dict[str, float]) -> str:
+    """The language of the best score, content words settling a close one; the default
+    language among tied winners, else the first by name."""
+    defaults = draft.sats.defaults
     best = max(scores.values())
     contenders = sorted(lang for lang, s in scores.items() if s >= best - 1)
     if len(contenders) > 1:
         _content_vote(draft, index, contenders, scores, defaults.language_word_ratio)
         best = max(scores.values())
     winners = sorted(lang for lang, s in scores.items() if s == best)
-    draft.language = (
-        defaults.default_language if defaults.default_language in winners else winners[0]
-    )
+    return defaults.default_language if defaults.default_language in winners else winners[0]
 
 
 def _content_vote(
     draft: Draft,
     index: dict[str, frozenset[str]],
     contenders: list[str],
-    scores: defaultdict[str, float],
+    scores: dict[str, float],
     ratio: float,
 ) -> None:
     """Add one vote per content word to the contender whose word list uses it `ratio` times

@@ -11,7 +11,9 @@ the language word list that ships in the `pyspellchecker` package, when that is 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from functools import lru_cache
+from operator import attrgetter
 
 from rapidfuzz.distance import OSA
 
@@ -25,6 +27,8 @@ from .text import fold, quoted_spans, tokenize
 from .wordlist import Vocabulary, language_vocabulary
 
 __all__ = ["correct_spelling", "deletion_index", "language_vocabulary"]
+
+_FOLDED = attrgetter("folded")
 
 # Longer tokens are not words anyone misspells; their edit sets would cost quadratic time.
 _LONGEST_WORD = 40
@@ -77,18 +81,46 @@ def correct_spelling(draft: Draft) -> None:
     d = draft.sats.defaults
     if not d.fuzzy_enabled:
         return
+    language = draft.language or d.default_language
+    unknown = unknown_words(draft, language)
+    if unknown:  # most questions: every word is known
+        correct_words(draft, language, unknown)
+
+
+def unknown_words(draft: Draft, language: str) -> set[str]:
+    """The question's folds of a length to correct that neither the dictionary words of
+    `language`, its stopwords nor its general word list hold: the only tokens
+    `correct_words` may change (found with set operations, not token by token)."""
+    d = draft.sats.defaults
+    unknown = set(map(_FOLDED, draft.tokens)) - _known_words(draft.sats, language)
+    unknown = {w for w in unknown if d.fuzzy_min_length <= len(w) <= _LONGEST_WORD}
+    if unknown:  # (the word list loads here, for the first word it may know)
+        unknown -= language_vocabulary(language).among(unknown)
+    return unknown
+
+
+def _known_words(sats: Satellites, language: str) -> frozenset[str]:
+    by_language = sats.cached("known_words", lambda s: {})
+    if language not in by_language:
+        by_language[language] = own_tokens(sats, language) | stopwords_for(sats, language)
+    return by_language[language]
+
+
+def correct_words(draft: Draft, language: str, unknown: Collection[str]) -> None:
+    """Correct the tokens of `draft` whose fold is in `unknown` (see `correct_spelling`)."""
+    d = draft.sats.defaults
     index = dictionary_index(draft.sats)
     stop = draft.sats.cached("stopword_index", _stopword_index)
-    language = draft.language or d.default_language
     own = own_tokens(draft.sats, language)
     own_stop = stopwords_for(draft.sats, language)
     deletes = None
     quoted: list[tuple[int, int]] | None = None
-    shouting = not any(c.islower() for c in draft.original)
+    shouting = not any(map(str.islower, draft.original))
     for i, tok in enumerate(draft.tokens):
         word = tok.folded
         if (
-            not d.fuzzy_min_length <= len(word) <= _LONGEST_WORD
+            word not in unknown
+            or not d.fuzzy_min_length <= len(word) <= _LONGEST_WORD
             or not tok.is_word
             or word in own
             or word in own_stop
