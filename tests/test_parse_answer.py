@@ -428,13 +428,14 @@ def test_a_repeated_question_gets_the_same_row(bundled):
     for q in questions:  # compile the rows first: a first compile counts on the regex budget
         parse_question(q, bundled)
     rules._MATCHES.clear()
+    rules._BOUNDED.clear()
     gate._LITERALS._state = None
     for family in sorted(set(bundled.tables["cues"]["family"])):
         rules.cue_rules(bundled, family).gate._memo.clear()
         rules.cue_rules(bundled, family)._free_memo.clear()
     first = [parse_question(q, bundled).model_dump() for q in questions]
     again = [parse_question(q, bundled).model_dump() for q in questions]
-    assert rules._MATCHES  # the second pass had something to remember
+    assert rules._MATCHES and rules._BOUNDED  # the second pass had something to remember
     for one, two in zip(first, again):
         for row in (one, two):  # wall-clock figures: a loaded machine may spend the budget
             row["provenance"].pop("latency_ms")

@@ -252,10 +252,20 @@ def finditer(
         if is_bounded(pattern.pattern, pattern.flags):
             if isinstance(pattern, LazyPattern):
                 pattern = pattern.compiled
-            if first:
-                match = pattern.search(text, pos)
-                return [match] if match is not None else []
-            return list(pattern.finditer(text, pos))
+            by_text = _BOUNDED.get(text)
+            if by_text is None:
+                by_text = {}
+                _remember(_BOUNDED, text, by_text)
+            slot = (id(pattern), pos, first)  # compiled once per process: its id stays
+            found = by_text.get(slot)
+            if found is None:
+                if first:
+                    match = pattern.search(text, pos)
+                    found = [match] if match is not None else []
+                else:
+                    found = list(pattern.finditer(text, pos))
+                by_text[slot] = found
+            return list(found)
     if timeout <= 0:
         _warn_once(
             draft,
@@ -289,6 +299,11 @@ def finditer(
     _remember(_MATCHES, key, found, MATCHES)
     return list(found)
 
+
+# text -> (id of a bounded rule's compiled pattern, pos, first) -> its matches: one lookup by
+# the text (whose hash Python keeps) and one by a small tuple, cheaper than the time-limited
+# path's key of the pattern's text.
+_BOUNDED: dict[str, dict[tuple[int, int, bool], list[regex.Match]]] = {}
 
 # (text, pos, first, pattern, flags) -> the matches found within the time limit: the same
 # pattern text finds the same matches whichever satellites hold it.
