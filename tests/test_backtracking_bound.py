@@ -38,6 +38,7 @@ HOSTILE = [
     r"K+k+x",  # case variants overlap: the rules are compiled case blind
     r"\p{L}+a",  # \p{..} is read as any character
     r"(?:a|b)+a",
+    r"(?<=\s+a)x",  # a lookbehind of varying width runs right to left
 ]
 # Each repetition has one way out: bounded.
 PROVEN = [

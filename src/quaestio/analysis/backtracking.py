@@ -72,7 +72,7 @@ _DISJOINT = {
         ("CATEGORY_DIGIT", "CATEGORY_NOT_WORD"),
     ]
 }
-# What a positive class of the key's category holds of the value's (`[^\w]` excludes \d).
+# The categories that hold every character of the key's: `[^\w]` excludes every \d.
 _WITHIN = {"CATEGORY_DIGIT": {"CATEGORY_DIGIT", "CATEGORY_WORD"}}
 
 
@@ -179,7 +179,7 @@ class _Reading:
 
 _UNBOUNDED = _Reading(False)
 # The facts kind of a reading (`satellites.facts`): a change of the proof renames it.
-FACT_KIND = "backtracking-bounded-v1"
+FACT_KIND = "backtracking-bounded-v2"
 
 
 def is_bounded(pattern: str, flags: int = 0) -> bool:
@@ -250,9 +250,14 @@ def _item(name: str, av, follow: _Class | None) -> _Reading:
     if name == "AT":
         return _Reading(True)  # zero width
     if name in ("ASSERT", "ASSERT_NOT"):
+        direction, body = av
+        if direction < 0 and len(set(body.getwidth())) > 1:
+            # `regex` matches a lookbehind of varying width from right to left, where what
+            # "follows" a repetition is what stands before it: not what this reads
+            return _UNBOUNDED
         # Matched apart, and stops at its first success: its ways add to the cost of each
         # place it is tried at, they do not multiply what follows.
-        inner = _sequence(list(av[1]), None)
+        inner = _sequence(list(body), None)
         return _Reading(inner.bounded and inner.paths <= _MAX_PATHS)
     if name == "SUBPATTERN":
         return _sequence(list(av[3]), follow)
