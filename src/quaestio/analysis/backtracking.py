@@ -164,8 +164,7 @@ def _covers(negated: _Class, positive: _Class) -> bool:
     if positive.chars or positive.ranges:
         return False
     return all(
-        any(n in _WITHIN.get(c, {c}) or n == c for n in negated.categories)
-        for c in positive.categories
+        any(n in _WITHIN.get(c, {c}) for n in negated.categories) for c in positive.categories
     )
 
 

@@ -356,16 +356,12 @@ def _row_contexts(sats, answer_type: str, shape: str) -> tuple[str, str, tuple[s
     pair is worked out once per satellites."""
     if type(answer_type) is not str or type(shape) is not str:
         return _decide_contexts(sats, answer_type, shape)  # a custom step's enum, say
-    known, key = sats.cached("hint_row_contexts", _new_memo), (answer_type, shape)
+    known, key = sats.cached("hint_row_contexts", lambda s: {}), (answer_type, shape)
     if key not in known:
         if len(known) >= TEXTS:  # a custom step's free-form values: keep it bounded
             known.clear()
         known[key] = _decide_contexts(sats, answer_type, shape)
     return known[key]
-
-
-def _new_memo(_sats) -> dict:
-    return {}
 
 
 def _decide_contexts(sats, answer_type: str, shape: str) -> tuple[str, str, tuple[str, ...]]:

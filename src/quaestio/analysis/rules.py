@@ -243,8 +243,9 @@ def finditer(
     Each call has the per-call limit (`regex_timeout_ms`, W101) and draws on the question's
     budget (`regex_budget_ms`, W104): a pattern that backtracks on every list marker of a
     long question costs the budget once, not the per-call limit a hundred times. A pattern
-    proven bounded (`backtracking`) runs on a question-sized text with no clock and no
-    memo (a spent budget still skips it): it costs a tenth of what the clocks would.
+    proven bounded (`backtracking`) runs on a question-sized text with no clock (a spent
+    budget still skips it; `regex` reads one for any timeout it is given, even None): it
+    costs a tenth of what the clocks would.
     """
     timeout = _timeout(draft)
     if timeout > 0 and len(text) <= BOUNDED_CHARS:  # a spent budget skips it like the rest

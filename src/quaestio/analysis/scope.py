@@ -388,8 +388,9 @@ def _is_empty(found: Found) -> bool:
         or found.jurisdictions
         or found.custom
         or found.date_applies_to
-        or any(v is not None for v in (found.date_from, found.date_to))
-        or any(v is not None for v in (found.page_from, found.page_to))
+        or any(
+            v is not None for v in (found.date_from, found.date_to, found.page_from, found.page_to)
+        )
     )
 
 
